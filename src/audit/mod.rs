@@ -1,0 +1,17 @@
+//! The audit trail: one append-only, hash-chained JSONL file per supervisor
+//! session.
+//!
+//! Each line is a JSON object `{"v":1,"seq":N,"ts":…,"type":…, …, "prev":H0,
+//! "hash":H1}`. `hash` is the hex sha256 of the line's bytes up to (not
+//! including) `,"hash":` followed by `}`; `prev` is the previous line's
+//! `hash` (64 zeros for the first line). Editing, deleting, reordering or
+//! truncating lines breaks the chain, and [`verify`] finds the first line
+//! that does not verify.
+
+mod record;
+mod verify;
+mod writer;
+
+pub use record::{AuditEvent, FORMAT_VERSION, bounded_args, excerpt};
+pub use verify::{VerifyError, VerifyReport, verify_file, verify_reader};
+pub use writer::{AuditError, AuditLog, GENESIS};

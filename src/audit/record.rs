@@ -1,0 +1,129 @@
+//! The events an audit trail records.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::supervisor::{AgentInfo, CallId, CallInfo, Decision};
+
+/// The trail format version, in every line's `v`.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One audit event (a line's `type` and fields).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum AuditEvent {
+    /// The supervisor session started.
+    SessionStart {
+        /// Session id (also the file's stem).
+        session: String,
+        /// The canonical workspace.
+        workspace: String,
+        /// airlock's version.
+        version: String,
+        /// Process id of the supervisor.
+        pid: u32,
+        /// How the session runs: `supervisor`, `serve-stdio` …
+        mode: String,
+        /// Who answers "ask" verdicts: `headless`, `approve-all`, `tui`.
+        confirmer: String,
+        /// sha256 of the effective configuration.
+        config_digest: String,
+        /// Config files that were read.
+        config_files: Vec<String>,
+        /// Allowed roots.
+        roots: Vec<String>,
+        /// Exclusion patterns.
+        excluded: Vec<String>,
+        /// Enabled tools.
+        tools: Vec<String>,
+    },
+    /// An agent connected.
+    AgentConnected {
+        /// Who.
+        agent: AgentInfo,
+    },
+    /// An agent disconnected.
+    AgentDisconnected {
+        /// Who.
+        agent: AgentInfo,
+    },
+    /// A call arrived (arguments bounded, see [`bounded_args`]).
+    CallRequested {
+        /// The call.
+        call: CallInfo,
+    },
+    /// A decision was made; written and flushed before the call runs.
+    CallDecided {
+        /// The call.
+        call_id: CallId,
+        /// What was decided and by whom.
+        #[serde(flatten)]
+        decision: Decision,
+    },
+    /// The call ended.
+    CallFinished {
+        /// The call.
+        call_id: CallId,
+        /// `ok`, `error`, `denied`, `blocked`, `timeout`, `cancelled`, `refused`.
+        status: String,
+        /// Milliseconds from arrival to result.
+        duration_ms: u64,
+        /// Whether the agent got `isError`.
+        is_error: bool,
+        /// Whether output was cut at a limit.
+        truncated: bool,
+        /// Bytes of text returned.
+        output_bytes: usize,
+        /// Hex sha256 of the text returned.
+        output_sha256: String,
+        /// The first part of the text returned.
+        excerpt: String,
+    },
+    /// The supervisor session ended cleanly.
+    SessionEnd {
+        /// Why (`shutdown`, `stdin closed` …).
+        reason: String,
+    },
+}
+
+/// Longest string argument kept verbatim in the trail.
+const MAX_ARG_STRING: usize = 4096;
+
+/// `args` with long strings cut (marked with how many bytes were left out),
+/// so a 10 MB argument does not bloat the trail.
+pub fn bounded_args(args: &Value) -> Value {
+    match args {
+        Value::String(s) if s.len() > MAX_ARG_STRING => {
+            let head = cut(s, MAX_ARG_STRING);
+            Value::String(format!("{head}… [{} more bytes]", s.len() - head.len()))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(bounded_args).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), bounded_args(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The first `max` bytes of `s` (on a character boundary).
+pub fn excerpt(s: &str, max: usize) -> String {
+    let head = cut(s, max);
+    if head.len() < s.len() {
+        format!("{head}…")
+    } else {
+        head.to_string()
+    }
+}
+
+fn cut(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut i = max;
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    &s[..i]
+}

@@ -1,0 +1,147 @@
+//! Appending hash-chained records.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::record::{AuditEvent, FORMAT_VERSION};
+
+/// The `prev` of the first record.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// Writing the trail failed. A call whose decision cannot be recorded is
+/// not run.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// Creating or writing the file failed.
+    #[error("audit trail {path}: {source}")]
+    Io {
+        /// The trail.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A record could not be serialized.
+    #[error("audit record could not be serialized: {0}")]
+    Serialize(#[from] serde_json::Error),
+}
+
+#[derive(Serialize)]
+struct Envelope<'a> {
+    v: u32,
+    seq: u64,
+    ts: String,
+    #[serde(flatten)]
+    event: &'a AuditEvent,
+    prev: &'a str,
+}
+
+struct State {
+    file: File,
+    seq: u64,
+    prev: String,
+}
+
+/// An open audit trail. Appends are serialized and each record is written
+/// with one `write` call straight to the file (no user-space buffer), so a
+/// record is in the kernel before `append` returns.
+pub struct AuditLog {
+    path: PathBuf,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for AuditLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuditLog")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl AuditLog {
+    /// Create a new trail at `path` (mode 0600; must not exist).
+    pub fn create(path: &Path) -> Result<Self, AuditError> {
+        let io = |source| AuditError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            crate::dirs::ensure_private_dir(dir).map_err(io)?;
+        }
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(path)
+            .map_err(io)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            state: Mutex::new(State {
+                file,
+                seq: 0,
+                prev: GENESIS.to_string(),
+            }),
+        })
+    }
+
+    /// A new trail in `dir`, named from the start time and a random suffix.
+    /// Returns the log and the session id (the file stem).
+    pub fn create_in(dir: &Path) -> Result<(Self, String), AuditError> {
+        let now = chrono::Utc::now();
+        let id = format!(
+            "{}-{:04x}",
+            now.format("%Y%m%dT%H%M%S%.3fZ"),
+            rand::random::<u16>()
+        );
+        let log = Self::create(&dir.join(format!("{id}.jsonl")))?;
+        Ok((log, id))
+    }
+
+    /// The trail's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Append one record; returns its sequence number. When this returns
+    /// `Ok`, the line has been handed to the kernel in full.
+    pub fn append(&self, event: &AuditEvent) -> Result<u64, AuditError> {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let seq = st.seq;
+        let env = Envelope {
+            v: FORMAT_VERSION,
+            seq,
+            ts: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            event,
+            prev: &st.prev,
+        };
+        let mut line = serde_json::to_vec(&env)?;
+        // `line` is `{…}`; hash the bytes as they are, then splice the hash in.
+        let hash = hex::encode(Sha256::digest(&line));
+        line.pop();
+        line.extend_from_slice(b",\"hash\":\"");
+        line.extend_from_slice(hash.as_bytes());
+        line.extend_from_slice(b"\"}\n");
+        st.file.write_all(&line).map_err(|source| AuditError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        st.seq += 1;
+        st.prev = hash;
+        Ok(seq)
+    }
+
+    /// Flush to stable storage (`fsync`); used at session end.
+    pub fn sync(&self) -> Result<(), AuditError> {
+        let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.file.sync_all().map_err(|source| AuditError::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}

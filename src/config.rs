@@ -1,0 +1,208 @@
+//! Configuration: the embedded defaults, then the user file, the project's
+//! `.airlock.toml`, then `--config FILE`; later files override earlier ones.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::tools::Limits;
+
+/// The built-in defaults, embedded from `assets/default-config.toml`.
+pub const DEFAULT_CONFIG: &str = include_str!("../assets/default-config.toml");
+
+/// The project config file name, in the workspace.
+pub const PROJECT_CONFIG: &str = ".airlock.toml";
+
+/// A configuration error, naming the file (and line, for parse errors).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or does not fit the schema.
+    #[error("invalid config {path}{line}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// `:LINE` where known.
+        line: String,
+        /// The parser's message (names the key).
+        message: String,
+    },
+}
+
+/// The effective configuration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Which tools are enabled.
+    pub tools: ToolsConfig,
+    /// Per-call limits.
+    pub limits: Limits,
+    /// Path scope.
+    pub scope: ScopeConfig,
+}
+
+/// `[tools]`
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ToolsConfig {
+    /// Enabled tool names; `None` means all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<Vec<String>>,
+}
+
+/// `[scope]`
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScopeConfig {
+    /// Allowed roots besides the workspace.
+    pub extra_roots: Vec<PathBuf>,
+    /// Exclusion globs.
+    pub excluded: Vec<String>,
+}
+
+/// Where a layer of configuration came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigSource {
+    /// The file path (`built-in` for the defaults).
+    pub path: PathBuf,
+}
+
+/// The loaded configuration with the files that made it.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The merged result.
+    pub config: Config,
+    /// The files read, in order.
+    pub sources: Vec<ConfigSource>,
+}
+
+impl LoadedConfig {
+    /// A hex sha256 of the effective configuration (for the audit trail).
+    pub fn digest(&self) -> String {
+        let json = serde_json::to_vec(&self.config).unwrap_or_default();
+        hex::encode(Sha256::digest(json))
+    }
+}
+
+/// The user config file (`~/.config/airlock/config.toml` on Linux).
+pub fn user_config_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "airlock").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// Load defaults, the user file, `workspace/.airlock.toml` and `explicit`,
+/// each checked on its own (so an error names its file and line).
+pub fn load(workspace: &Path, explicit: Option<&Path>) -> Result<LoadedConfig, ConfigError> {
+    let mut merged = parse_layer(Path::new("built-in defaults"), DEFAULT_CONFIG)?;
+    let mut sources = vec![ConfigSource {
+        path: PathBuf::from("built-in"),
+    }];
+    let mut files: Vec<PathBuf> = Vec::new();
+    if std::env::var_os("AIRLOCK_NO_USER_CONFIG").is_none()
+        && let Some(p) = user_config_path()
+        && p.is_file()
+    {
+        files.push(p);
+    }
+    let project = workspace.join(PROJECT_CONFIG);
+    if project.is_file() {
+        files.push(project);
+    }
+    if let Some(p) = explicit {
+        files.push(p.to_path_buf());
+    }
+    for path in files {
+        let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let layer = parse_layer(&path, &text)?;
+        merge(&mut merged, layer);
+        sources.push(ConfigSource { path });
+    }
+    let config: Config = Config::deserialize(merged).map_err(|e| ConfigError::Parse {
+        path: PathBuf::from("merged configuration"),
+        line: String::new(),
+        message: e.to_string(),
+    })?;
+    Ok(LoadedConfig { config, sources })
+}
+
+/// Parse one file and check it against the schema on its own.
+fn parse_layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
+    let err = |e: toml::de::Error| ConfigError::Parse {
+        path: path.to_path_buf(),
+        line: e
+            .span()
+            .map(|s| format!(":{}", line_of(text, s.start)))
+            .unwrap_or_default(),
+        message: e.message().to_string(),
+    };
+    toml::from_str::<Config>(text).map_err(err)?;
+    toml::from_str::<toml::Table>(text).map_err(err)
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+/// Deep-merge `over` into `base`: tables merge key by key, anything else
+/// is replaced.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = load(dir.path(), None).unwrap().config;
+        assert_eq!(c.limits, Limits::default());
+        assert_eq!(c.scope.excluded.len(), 6);
+        assert!(c.tools.enabled.is_none());
+    }
+
+    #[test]
+    fn project_overrides_and_errors_name_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(PROJECT_CONFIG),
+            "[limits]\ntimeout_secs = 3\n",
+        )
+        .unwrap();
+        let c = load(dir.path(), None).unwrap().config;
+        assert_eq!(c.limits.timeout_secs, 3);
+        assert_eq!(c.limits.max_entries, 10_000);
+
+        let bad = dir.path().join("bad.toml");
+        std::fs::write(&bad, "[limits]\n\nbogus_key = 1\n").unwrap();
+        let e = load(dir.path(), Some(&bad)).unwrap_err().to_string();
+        assert!(e.contains("bad.toml:3"), "{e}");
+        assert!(e.contains("bogus_key"), "{e}");
+
+        std::fs::write(&bad, "[limits]\ntimeout_secs = \"ten\"\n").unwrap();
+        let e = load(dir.path(), Some(&bad)).unwrap_err().to_string();
+        assert!(e.contains("bad.toml:2"), "{e}");
+    }
+}

@@ -1,0 +1,94 @@
+//! Where airlock keeps things: audit trails and logs (data directory), the
+//! per-workspace socket (private runtime directory).
+
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+/// The data directory: `--data-dir`/`AIRLOCK_DATA_DIR`, else the platform's
+/// (`~/.local/share/airlock` on Linux).
+pub fn data_dir(explicit: Option<&Path>) -> PathBuf {
+    if let Some(p) = explicit {
+        return p.to_path_buf();
+    }
+    directories::ProjectDirs::from("", "", "airlock")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("airlock-data-{}", uid())))
+}
+
+/// Where audit trails go inside the data directory.
+pub fn audit_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("audit")
+}
+
+/// Where the log file goes inside the data directory.
+pub fn log_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("logs")
+}
+
+/// The current user's id.
+pub fn uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
+}
+
+/// The private runtime directory (`$XDG_RUNTIME_DIR/airlock`, else
+/// `/tmp/airlock-<uid>`), created `0700`. An existing directory that is not
+/// ours or is open to others is refused.
+pub fn runtime_dir() -> std::io::Result<PathBuf> {
+    let base = std::env::var_os("AIRLOCK_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            directories::BaseDirs::new().and_then(|b| b.runtime_dir().map(|p| p.join("airlock")))
+        })
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("airlock-{}", uid())));
+    ensure_private_dir(&base)?;
+    Ok(base)
+}
+
+/// Create `dir` with mode 0700 (parents as needed) and check it is a real
+/// directory owned by us with no access for group or others.
+pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::symlink_metadata(dir)?;
+    if !meta.is_dir() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a directory",
+            dir.display()
+        )));
+    }
+    if meta.uid() != uid() {
+        return Err(std::io::Error::other(format!(
+            "{} belongs to another user; refusing to use it",
+            dir.display()
+        )));
+    }
+    if meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// A short stable id for a workspace path (used to name its socket).
+pub fn workspace_id(workspace: &Path) -> String {
+    let digest = Sha256::digest(workspace.as_os_str().as_encoded_bytes());
+    hex::encode(&digest[..8])
+}
+
+/// The socket path of the supervisor for `workspace` (canonical).
+pub fn socket_path(runtime: &Path, workspace: &Path) -> PathBuf {
+    runtime.join(format!("{}.sock", workspace_id(workspace)))
+}
+
+/// The session file describing the supervisor for `workspace`.
+pub fn session_info_path(runtime: &Path, workspace: &Path) -> PathBuf {
+    runtime.join(format!("{}.json", workspace_id(workspace)))
+}

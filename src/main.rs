@@ -1,0 +1,152 @@
+//! The `airlock` binary: parse the command line, then call into the library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+
+use airlock::session::{self, SessionOptions};
+use airlock::supervisor::{ApproveAllConfirmer, Confirmer, HeadlessConfirmer};
+
+/// airlock supervises AI agents: read-only tool calls run at once, bash
+/// commands and file writes wait for your approval, and everything lands in
+/// an append-only audit trail.
+#[derive(Debug, Parser)]
+#[command(name = "airlock", version, about, long_about = None)]
+struct Cli {
+    /// The workspace agents work in (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+
+    #[command(flatten)]
+    global: GlobalArgs,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Args)]
+struct GlobalArgs {
+    /// Where audit trails and logs go.
+    #[arg(long, value_name = "DIR", env = "AIRLOCK_DATA_DIR", global = true)]
+    data_dir: Option<PathBuf>,
+
+    /// An extra config file, read after the user and project files.
+    #[arg(long, value_name = "FILE", global = true)]
+    config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Relay an agent's stdio MCP connection to the running supervisor
+    /// (what an agent's MCP config launches).
+    Connect {
+        /// The supervisor's socket (default: AIRLOCK_SOCKET, else the
+        /// supervisor whose workspace contains the current directory).
+        #[arg(long, value_name = "PATH", env = "AIRLOCK_SOCKET")]
+        socket: Option<PathBuf>,
+        /// Wait for a supervisor to start instead of failing.
+        #[arg(long)]
+        wait: bool,
+    },
+    /// A headless MCP server (no TUI): calls that need a human are denied
+    /// unless --approve-all is given.
+    Serve {
+        /// Serve on stdin/stdout.
+        #[arg(long, required = true)]
+        stdio: bool,
+        /// The workspace (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+        /// Approve every call that would need a human (audited as such).
+        #[arg(long)]
+        approve_all: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("airlock: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    match cli.command {
+        Some(Command::Connect { socket, wait }) => {
+            runtime.block_on(airlock::mcp::relay::connect(socket, wait))
+        }
+        Some(Command::Serve {
+            stdio: _,
+            workspace,
+            approve_all,
+        }) => {
+            let workspace = workspace.or(cli.workspace);
+            let confirmer: Arc<dyn Confirmer> = if approve_all {
+                Arc::new(ApproveAllConfirmer)
+            } else {
+                Arc::new(HeadlessConfirmer)
+            };
+            let opts = session_options(workspace, &cli.global, "serve-stdio")?;
+            let _log = init_logging(&opts)?;
+            let session = session::start(&opts, confirmer)?;
+            tracing::info!(audit = %session.audit_path.display(), "serving MCP on stdio");
+            runtime.block_on(airlock::mcp::serve_stdio(session.supervisor.clone()))?;
+            session.supervisor.shutdown("stdin closed");
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            let opts = session_options(cli.workspace, &cli.global, "supervisor")?;
+            let _log = init_logging(&opts)?;
+            let session = session::start(&opts, Arc::new(HeadlessConfirmer))?;
+            runtime.block_on(airlock::mcp::run_supervisor(&session))?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn session_options(
+    workspace: Option<PathBuf>,
+    global: &GlobalArgs,
+    mode: &str,
+) -> anyhow::Result<SessionOptions> {
+    let workspace = match workspace {
+        Some(w) => w,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    Ok(SessionOptions {
+        workspace,
+        data_dir: global.data_dir.clone(),
+        config_file: global.config.clone(),
+        mode: mode.to_string(),
+    })
+}
+
+/// Logs go to `<data-dir>/logs/airlock.log`, never to the terminal.
+fn init_logging(
+    opts: &SessionOptions,
+) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {
+    let dir = airlock::dirs::log_dir(&airlock::dirs::data_dir(opts.data_dir.as_deref()));
+    airlock::dirs::ensure_private_dir(&dir)
+        .with_context(|| format!("cannot create {}", dir.display()))?;
+    let appender = tracing_appender::rolling::never(&dir, "airlock.log");
+    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let filter = tracing_subscriber::EnvFilter::try_from_env("AIRLOCK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_writer(writer)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .init();
+    Ok(guard)
+}

@@ -1,0 +1,261 @@
+//! Path scope: which paths an agent may touch.
+//!
+//! A path is resolved against the workspace, fully canonicalised (`..`,
+//! symlinks, dangling symlinks), and must land inside an allowed root and
+//! match no exclusion pattern. Files are then opened and the opened object is
+//! checked again through `/proc/self/fd`, so the I/O happens on exactly what
+//! was checked (no check-then-open race).
+
+mod exclude;
+mod open;
+
+use std::path::{Component, Path, PathBuf};
+
+pub use exclude::Exclusions;
+pub use open::FileKind;
+
+/// The default exclusion patterns.
+pub const DEFAULT_EXCLUDED: &[&str] = &[".env", ".env.*", ".ssh", ".aws", "*.pem", "*.key"];
+
+/// Why a path was refused.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum ScopeError {
+    /// The resolved path is not inside any allowed root.
+    #[error(
+        "{path}: outside the allowed roots ({roots}); airlock only gives access to the workspace and configured roots"
+    )]
+    OutsideRoots {
+        /// The path as given.
+        path: String,
+        /// The allowed roots, comma-separated.
+        roots: String,
+    },
+    /// The path (or an ancestor) matches an exclusion pattern.
+    #[error("{path}: excluded by pattern {pattern:?}; airlock never gives access to it")]
+    Excluded {
+        /// The path as given.
+        path: String,
+        /// The pattern that matched.
+        pattern: String,
+    },
+    /// Nothing exists there.
+    #[error("{path}: not found")]
+    NotFound {
+        /// The path as given.
+        path: String,
+    },
+    /// A file was expected, something else is there.
+    #[error("{path}: not a regular file (it is a {kind})")]
+    NotRegularFile {
+        /// The path as given.
+        path: String,
+        /// What it is: directory, FIFO, socket, device …
+        kind: String,
+    },
+    /// A directory was expected.
+    #[error("{path}: not a directory (it is a {kind})")]
+    NotADirectory {
+        /// The path as given.
+        path: String,
+        /// What it is.
+        kind: String,
+    },
+    /// The path is not usable (empty, NUL byte, too long …).
+    #[error("{path}: invalid path: {message}")]
+    Invalid {
+        /// The path as given.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Another I/O error (permissions, a symlink loop …).
+    #[error("{path}: {message}")]
+    Io {
+        /// The path as given.
+        path: String,
+        /// The OS error.
+        message: String,
+    },
+}
+
+/// The allowed roots and exclusion patterns of a supervisor session.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    workspace: PathBuf,
+    roots: Vec<PathBuf>,
+    exclusions: Exclusions,
+}
+
+impl Scope {
+    /// A scope of `workspace` plus `extra_roots`, excluding `excluded`
+    /// globs. Every root must exist; roots are canonicalised.
+    pub fn new(
+        workspace: &Path,
+        extra_roots: &[PathBuf],
+        excluded: &[String],
+    ) -> Result<Self, ScopeError> {
+        let canon = |p: &Path| {
+            std::fs::canonicalize(p).map_err(|e| ScopeError::Io {
+                path: p.display().to_string(),
+                message: format!("cannot use as a root: {e}"),
+            })
+        };
+        let workspace = canon(workspace)?;
+        let mut roots = vec![workspace.clone()];
+        for r in extra_roots {
+            let r = if r.is_relative() {
+                workspace.join(r)
+            } else {
+                r.clone()
+            };
+            let r = canon(&r)?;
+            if !roots.contains(&r) {
+                roots.push(r);
+            }
+        }
+        let exclusions = Exclusions::new(excluded).map_err(|message| ScopeError::Invalid {
+            path: "excluded".into(),
+            message,
+        })?;
+        Ok(Self {
+            workspace,
+            roots,
+            exclusions,
+        })
+    }
+
+    /// The canonical workspace directory.
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    /// The canonical allowed roots; the workspace is first.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// The exclusion patterns.
+    pub fn exclusions(&self) -> &Exclusions {
+        &self.exclusions
+    }
+
+    /// The agent-supplied path made absolute (relative paths are against the
+    /// workspace) and normalised lexically, without touching the disk.
+    pub fn absolute(&self, path: &str) -> Result<PathBuf, ScopeError> {
+        if path.is_empty() {
+            return Err(ScopeError::Invalid {
+                path: path.into(),
+                message: "empty path".into(),
+            });
+        }
+        if path.contains('\0') {
+            return Err(ScopeError::Invalid {
+                path: path.replace('\0', "\\0"),
+                message: "contains a NUL byte".into(),
+            });
+        }
+        let p = Path::new(path);
+        let joined = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.workspace.join(p)
+        };
+        let mut out = PathBuf::new();
+        for c in joined.components() {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::CurDir => {}
+                other => out.push(other.as_os_str()),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The root containing `real` (a canonical path), if any.
+    pub fn root_of(&self, real: &Path) -> Option<&Path> {
+        self.roots
+            .iter()
+            .map(PathBuf::as_path)
+            .find(|r| real.starts_with(r))
+    }
+
+    /// Check a canonical path: inside a root and not excluded.
+    pub fn check_real(&self, shown: &str, real: &Path) -> Result<(), ScopeError> {
+        let Some(root) = self.root_of(real) else {
+            return Err(ScopeError::OutsideRoots {
+                path: shown.to_string(),
+                roots: self.roots_display(),
+            });
+        };
+        if let Ok(rel) = real.strip_prefix(root)
+            && let Some(pattern) = self.exclusions.matches(rel)
+        {
+            return Err(ScopeError::Excluded {
+                path: shown.to_string(),
+                pattern: pattern.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Resolve an agent-supplied path to its canonical form and check it.
+    /// The target must exist. The lexical path is checked against the
+    /// exclusions too, so a name like `.env` is refused even when it is a
+    /// symlink to an innocent file.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, ScopeError> {
+        let lexical = self.absolute(path)?;
+        if let Some(root) = self.root_of(&lexical)
+            && let Ok(rel) = lexical.strip_prefix(root)
+            && let Some(pattern) = self.exclusions.matches(rel)
+        {
+            return Err(ScopeError::Excluded {
+                path: path.to_string(),
+                pattern: pattern.to_string(),
+            });
+        }
+        let real = std::fs::canonicalize(&lexical).map_err(|e| io_error(path, &e))?;
+        self.check_real(path, &real)?;
+        Ok(real)
+    }
+
+    /// How to show a path to the agent: relative to the workspace when
+    /// inside it, absolute otherwise.
+    pub fn display(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.workspace) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Ok(rel) => rel.display().to_string(),
+            Err(_) => path.display().to_string(),
+        }
+    }
+
+    fn roots_display(&self) -> String {
+        self.roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Map an OS error on `path` to a scope error.
+pub(crate) fn io_error(path: &str, e: &std::io::Error) -> ScopeError {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => ScopeError::NotFound {
+            path: path.to_string(),
+        },
+        _ if e.raw_os_error() == Some(libc::ELOOP) => ScopeError::Io {
+            path: path.to_string(),
+            message: "too many levels of symbolic links (a symlink loop)".into(),
+        },
+        _ if e.raw_os_error() == Some(libc::ENAMETOOLONG) => ScopeError::Invalid {
+            path: path.to_string(),
+            message: "name too long".into(),
+        },
+        _ => ScopeError::Io {
+            path: path.to_string(),
+            message: e.to_string(),
+        },
+    }
+}

@@ -1,0 +1,152 @@
+//! Opening checked objects without a check-then-open race.
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use super::{Scope, ScopeError, io_error};
+
+/// What kind of object a path names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+    /// A symbolic link.
+    Symlink,
+    /// A named pipe.
+    Fifo,
+    /// A Unix socket.
+    Socket,
+    /// A character device.
+    CharDevice,
+    /// A block device.
+    BlockDevice,
+}
+
+impl FileKind {
+    /// Classify metadata (from `lstat` or `fstat`).
+    pub fn of(meta: &Metadata) -> Self {
+        let t = meta.file_type();
+        if t.is_symlink() {
+            FileKind::Symlink
+        } else if t.is_dir() {
+            FileKind::Directory
+        } else if t.is_fifo() {
+            FileKind::Fifo
+        } else if t.is_socket() {
+            FileKind::Socket
+        } else if t.is_char_device() {
+            FileKind::CharDevice
+        } else if t.is_block_device() {
+            FileKind::BlockDevice
+        } else {
+            FileKind::File
+        }
+    }
+
+    /// Human name: `file`, `directory`, `FIFO` …
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::File => "file",
+            FileKind::Directory => "directory",
+            FileKind::Symlink => "symlink",
+            FileKind::Fifo => "FIFO (named pipe)",
+            FileKind::Socket => "socket",
+            FileKind::CharDevice => "character device",
+            FileKind::BlockDevice => "block device",
+        }
+    }
+}
+
+impl Scope {
+    /// Resolve, check and open a regular file for reading. Returns the open
+    /// file, its canonical path and its metadata (from `fstat`).
+    pub fn open_file(&self, path: &str) -> Result<(File, PathBuf, Metadata), ScopeError> {
+        let real = self.resolve(path)?;
+        self.open_checked(path, &real, false)
+    }
+
+    /// Open a path found by a walk (already canonical and checked) without
+    /// following a final symlink, and verify the opened object again.
+    pub fn open_walked_file(&self, real: &Path) -> Result<(File, Metadata), ScopeError> {
+        let shown = self.display(real);
+        self.open_checked(&shown, real, true)
+            .map(|(f, _, m)| (f, m))
+    }
+
+    /// Resolve and check a path that must be a directory.
+    pub fn resolve_dir(&self, path: &str) -> Result<PathBuf, ScopeError> {
+        let real = self.resolve(path)?;
+        let meta = std::fs::metadata(&real).map_err(|e| io_error(path, &e))?;
+        if !meta.is_dir() {
+            return Err(ScopeError::NotADirectory {
+                path: path.to_string(),
+                kind: FileKind::of(&meta).as_str().to_string(),
+            });
+        }
+        Ok(real)
+    }
+
+    fn open_checked(
+        &self,
+        shown: &str,
+        real: &Path,
+        nofollow: bool,
+    ) -> Result<(File, PathBuf, Metadata), ScopeError> {
+        // Refuse special files before opening them: opening a FIFO blocks and
+        // opening some devices has side effects.
+        let pre = std::fs::metadata(real).map_err(|e| io_error(shown, &e))?;
+        let kind = FileKind::of(&pre);
+        if kind != FileKind::File {
+            return Err(ScopeError::NotRegularFile {
+                path: shown.to_string(),
+                kind: kind.as_str().into(),
+            });
+        }
+        let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+        if nofollow {
+            flags |= libc::O_NOFOLLOW;
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(flags)
+            .open(real)
+            .map_err(|e| io_error(shown, &e))?;
+        let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
+        let kind = FileKind::of(&meta);
+        if kind != FileKind::File {
+            return Err(ScopeError::NotRegularFile {
+                path: shown.to_string(),
+                kind: kind.as_str().into(),
+            });
+        }
+        // Check the object actually opened, not the name we opened it by.
+        let opened = opened_path(&file, real, &meta).map_err(|e| io_error(shown, &e))?;
+        self.check_real(shown, &opened)?;
+        Ok((file, opened, meta))
+    }
+}
+
+/// The canonical path of an open file, via `/proc/self/fd`; where `/proc` is
+/// unavailable, the checked path is accepted only if it is still the same
+/// inode.
+fn opened_path(file: &File, expected: &Path, meta: &Metadata) -> std::io::Result<PathBuf> {
+    let link = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+    match std::fs::read_link(&link) {
+        Ok(p) => Ok(p),
+        Err(_) => {
+            let now = std::fs::metadata(expected)?;
+            if now.dev() == meta.dev() && now.ino() == meta.ino() {
+                Ok(expected.to_path_buf())
+            } else {
+                Err(std::io::Error::other(
+                    "the file changed while it was being opened",
+                ))
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Starting a supervisor session: load the configuration, build the scope,
+//! tools and policy, open the audit trail and write its first record.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::audit::{AuditEvent, AuditLog};
+use crate::config::{self, LoadedConfig};
+use crate::policy::Policy;
+use crate::scope::Scope;
+use crate::supervisor::{Confirmer, EventBus, Supervisor, SupervisorParts};
+use crate::tools::ToolRegistry;
+
+/// What a session is started with (from the command line).
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// The workspace directory.
+    pub workspace: PathBuf,
+    /// `--data-dir`, if given.
+    pub data_dir: Option<PathBuf>,
+    /// `--config FILE`, if given.
+    pub config_file: Option<PathBuf>,
+    /// `supervisor`, `serve-stdio` …, for the audit trail.
+    pub mode: String,
+}
+
+/// Why a session could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The workspace is unusable.
+    #[error("workspace {path}: {message}")]
+    Workspace {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
+    /// `tools.enabled` names an unknown tool.
+    #[error(transparent)]
+    Tools(#[from] crate::tools::UnknownToolError),
+    /// An allowed root or exclusion pattern is unusable.
+    #[error("config: {0}")]
+    Scope(#[from] crate::scope::ScopeError),
+    /// The audit trail could not be created.
+    #[error(transparent)]
+    Audit(#[from] crate::audit::AuditError),
+}
+
+/// A started session.
+pub struct Session {
+    /// The supervisor every connection shares.
+    pub supervisor: Arc<Supervisor>,
+    /// The configuration in force.
+    pub config: LoadedConfig,
+    /// The session id (the audit file's stem).
+    pub id: String,
+    /// The audit trail's path.
+    pub audit_path: PathBuf,
+    /// The canonical workspace.
+    pub workspace: PathBuf,
+}
+
+/// The canonical workspace directory, which must exist.
+pub fn canonical_workspace(path: &Path) -> Result<PathBuf, SessionError> {
+    let err = |message: String| SessionError::Workspace {
+        path: path.to_path_buf(),
+        message,
+    };
+    let canon = std::fs::canonicalize(path).map_err(|e| err(e.to_string()))?;
+    if !canon.is_dir() {
+        return Err(err("not a directory".into()));
+    }
+    Ok(canon)
+}
+
+/// Start a session with `confirmer` answering "ask" verdicts.
+pub fn start(
+    opts: &SessionOptions,
+    confirmer: Arc<dyn Confirmer>,
+) -> Result<Session, SessionError> {
+    let workspace = canonical_workspace(&opts.workspace)?;
+    let loaded = config::load(&workspace, opts.config_file.as_deref())?;
+    let cfg = &loaded.config;
+    let tools = ToolRegistry::with_enabled(cfg.tools.enabled.as_deref())?;
+    let scope = Scope::new(&workspace, &cfg.scope.extra_roots, &cfg.scope.excluded)?;
+    let data_dir = crate::dirs::data_dir(opts.data_dir.as_deref());
+    let (audit, id) = AuditLog::create_in(&crate::dirs::audit_dir(&data_dir))?;
+    let audit = Arc::new(audit);
+    audit.append(&AuditEvent::SessionStart {
+        session: id.clone(),
+        workspace: workspace.display().to_string(),
+        version: crate::VERSION.to_string(),
+        pid: std::process::id(),
+        mode: opts.mode.clone(),
+        confirmer: confirmer.name().to_string(),
+        config_digest: loaded.digest(),
+        config_files: loaded
+            .sources
+            .iter()
+            .map(|s| s.path.display().to_string())
+            .collect(),
+        roots: scope
+            .roots()
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect(),
+        excluded: scope.exclusions().patterns().to_vec(),
+        tools: tools.names().map(String::from).collect(),
+    })?;
+    let audit_path = audit.path().to_path_buf();
+    let supervisor = Supervisor::new(SupervisorParts {
+        scope,
+        tools,
+        policy: Policy::new(),
+        confirmer,
+        audit,
+        limits: cfg.limits.clone(),
+        approval_timeout: None,
+        events: EventBus::default(),
+    });
+    Ok(Session {
+        supervisor,
+        config: loaded,
+        id,
+        audit_path,
+        workspace,
+    })
+}

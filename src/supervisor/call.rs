@@ -1,0 +1,81 @@
+//! The identity of agents and calls, and what a call is about.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// An agent connection: one MCP session, named from its `clientInfo`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentInfo {
+    /// Unique within a supervisor session, starting at 1.
+    pub id: u64,
+    /// The client's name (`clientInfo.name`), or `agent-<id>` when unknown.
+    pub name: String,
+    /// The client's version, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+/// Unique within a supervisor session, starting at 1.
+pub type CallId = u64;
+
+/// What a tool does, which decides its default policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    /// Reads the workspace, changes nothing (allowed by default).
+    Read,
+    /// Writes files (asks by default).
+    Write,
+    /// Runs commands (asks by default).
+    Exec,
+}
+
+impl ToolKind {
+    /// The lowercase name used in the audit trail and on screen.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolKind::Read => "read",
+            ToolKind::Write => "write",
+            ToolKind::Exec => "exec",
+        }
+    }
+}
+
+/// What the policy matches a call against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum Subject {
+    /// The call touches these resolved paths.
+    Paths {
+        /// Fully resolved paths, already inside the scope.
+        paths: Vec<std::path::PathBuf>,
+    },
+    /// The call runs this shell command.
+    Command {
+        /// The command text exactly as it will run.
+        command: String,
+    },
+    /// Nothing to match beyond the tool name (e.g. `pwd`).
+    None,
+}
+
+/// A call as the supervisor knows it once it arrived: shown to the human,
+/// broadcast on the event bus and written to the audit trail.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CallInfo {
+    /// The call's id.
+    pub id: CallId,
+    /// Who made it.
+    pub agent: AgentInfo,
+    /// The tool's name as the agent sent it.
+    pub tool: String,
+    /// The tool's kind, when the tool exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ToolKind>,
+    /// The arguments as the agent sent them.
+    pub args: Value,
+    /// A one-line human summary (`read_file src/main.rs`).
+    pub summary: String,
+    /// When it arrived (RFC 3339, UTC).
+    pub received_at: chrono::DateTime<chrono::Utc>,
+}

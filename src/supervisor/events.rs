@@ -1,0 +1,92 @@
+//! The event bus: what happens in the core, broadcast to front ends.
+//!
+//! The bus is lossy for slow subscribers (a lagging TUI skips events); the
+//! audit trail does not depend on it, the pipeline writes it directly.
+
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use super::call::{AgentInfo, CallId, CallInfo};
+use super::decision::Decision;
+
+/// How a call ended, as shown to the human and recorded in the audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CallOutcome {
+    /// `ok`, `error`, `denied`, `blocked`, `timeout`, `cancelled`, `refused`.
+    pub status: String,
+    /// Milliseconds from arrival to the result.
+    pub duration_ms: u64,
+    /// The text returned to the agent.
+    pub text: String,
+    /// Whether the result was marked as an error for the agent.
+    pub is_error: bool,
+    /// Whether output was cut at a limit.
+    pub truncated: bool,
+}
+
+/// One thing that happened in the core.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// An agent connected (an MCP session was initialised).
+    AgentConnected(AgentInfo),
+    /// An agent's connection ended.
+    AgentDisconnected(AgentInfo),
+    /// A call arrived and was understood well enough to show.
+    CallReceived(CallInfo),
+    /// A decision was made (and already written to the audit trail).
+    CallDecided {
+        /// The call.
+        id: CallId,
+        /// The decision.
+        decision: Decision,
+    },
+    /// An approved call started running.
+    CallStarted {
+        /// The call.
+        id: CallId,
+    },
+    /// A chunk of raw output from a running call (bash streams these).
+    CallOutput {
+        /// The call.
+        id: CallId,
+        /// Raw bytes as produced.
+        chunk: Vec<u8>,
+    },
+    /// The call ended and its result went back to the agent.
+    CallFinished {
+        /// The call.
+        id: CallId,
+        /// How it ended.
+        outcome: CallOutcome,
+    },
+}
+
+/// A cheap-to-clone handle to the broadcast channel.
+#[derive(Debug, Clone)]
+pub struct EventBus {
+    sender: broadcast::Sender<Event>,
+}
+
+impl Default for EventBus {
+    fn default() -> Self {
+        Self::new(4096)
+    }
+}
+
+impl EventBus {
+    /// A bus that buffers `capacity` events per subscriber.
+    pub fn new(capacity: usize) -> Self {
+        let (sender, _) = broadcast::channel(capacity);
+        Self { sender }
+    }
+
+    /// Send an event to every current subscriber (none is fine).
+    pub fn emit(&self, event: Event) {
+        let _ = self.sender.send(event);
+    }
+
+    /// A new subscriber that sees events from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.sender.subscribe()
+    }
+}

@@ -1,0 +1,16 @@
+//! The pipeline for one call — scope check → policy → confirm → audit the
+//! decision → run → audit the result — and the types it speaks.
+
+mod call;
+mod confirm;
+mod decision;
+mod events;
+mod pipeline;
+
+pub use call::{AgentInfo, CallId, CallInfo, Subject, ToolKind};
+pub use confirm::{
+    ApproveAllConfirmer, ConfirmRequest, Confirmer, HEADLESS_MESSAGE, HeadlessConfirmer,
+};
+pub use decision::{DecidedBy, Decision, PolicyVerdict, Verdict};
+pub use events::{CallOutcome, Event, EventBus};
+pub use pipeline::{CallError, Supervisor, SupervisorParts, WaitHook, refusal_message};

@@ -1,0 +1,461 @@
+//! The supervisor: runs every call through the pipeline, in order.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
+
+use super::call::{AgentInfo, CallId, CallInfo, ToolKind};
+use super::confirm::{ConfirmRequest, Confirmer};
+use super::decision::{DecidedBy, Decision, PolicyVerdict, Verdict};
+use super::events::{CallOutcome, Event, EventBus};
+use crate::audit::{AuditError, AuditEvent, AuditLog, bounded_args, excerpt};
+use crate::policy::Policy;
+use crate::scope::Scope;
+use crate::tools::{Limits, RunContext, ToolError, ToolOutput, ToolRegistry};
+
+/// Called every few seconds while a call waits for a decision, with the
+/// seconds waited so far (the MCP layer sends progress notifications).
+pub type WaitHook = Arc<dyn Fn(u64) + Send + Sync>;
+
+/// How often the wait hook fires.
+const WAIT_TICK: Duration = Duration::from_secs(5);
+
+/// Most bytes of a result kept as the audit excerpt.
+const EXCERPT_BYTES: usize = 512;
+
+/// A call that cannot get a tool result at all (JSON-RPC errors).
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// No enabled tool has this name.
+    #[error("unknown tool {name:?}; available tools: {available}")]
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+        /// The enabled tools.
+        available: String,
+    },
+    /// The decision could not be recorded, so the call was not run.
+    #[error("the call was not run because its audit record could not be written: {0}")]
+    Audit(#[from] AuditError),
+}
+
+/// What a supervisor is built from.
+pub struct SupervisorParts {
+    /// The path scope.
+    pub scope: Scope,
+    /// The enabled tools.
+    pub tools: ToolRegistry,
+    /// The policy.
+    pub policy: Policy,
+    /// Who answers "ask".
+    pub confirmer: Arc<dyn Confirmer>,
+    /// The open audit trail.
+    pub audit: Arc<AuditLog>,
+    /// Per-call limits.
+    pub limits: Limits,
+    /// How long a call may wait for a decision (`None`: forever).
+    pub approval_timeout: Option<Duration>,
+    /// The event bus to broadcast on.
+    pub events: EventBus,
+}
+
+/// The core of a supervisor session, shared by every agent connection.
+pub struct Supervisor {
+    scope: Arc<Scope>,
+    tools: ToolRegistry,
+    policy: Policy,
+    confirmer: Arc<dyn Confirmer>,
+    audit: Arc<AuditLog>,
+    limits: Limits,
+    approval_timeout: Option<Duration>,
+    events: EventBus,
+    next_call: AtomicU64,
+    next_agent: AtomicU64,
+    shutdown: CancellationToken,
+}
+
+impl Supervisor {
+    /// Assemble a supervisor. The caller writes the session-start record.
+    pub fn new(parts: SupervisorParts) -> Arc<Self> {
+        Arc::new(Self {
+            scope: Arc::new(parts.scope),
+            tools: parts.tools,
+            policy: parts.policy,
+            confirmer: parts.confirmer,
+            audit: parts.audit,
+            limits: parts.limits,
+            approval_timeout: parts.approval_timeout,
+            events: parts.events,
+            next_call: AtomicU64::new(1),
+            next_agent: AtomicU64::new(1),
+            shutdown: CancellationToken::new(),
+        })
+    }
+
+    /// The enabled tools.
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    /// The path scope.
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// The event bus.
+    pub fn events(&self) -> &EventBus {
+        &self.events
+    }
+
+    /// The audit trail.
+    pub fn audit(&self) -> &AuditLog {
+        &self.audit
+    }
+
+    /// The confirmer's name.
+    pub fn confirmer_name(&self) -> &'static str {
+        self.confirmer.name()
+    }
+
+    /// Cancelled when the supervisor shuts down.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+
+    /// Stop: pending and running calls end as cancelled ("supervisor
+    /// closed"), and the session-end record is written.
+    pub fn shutdown(&self, reason: &str) {
+        if self.shutdown.is_cancelled() {
+            return;
+        }
+        self.shutdown.cancel();
+        self.record(&AuditEvent::SessionEnd {
+            reason: reason.to_string(),
+        });
+        if let Err(e) = self.audit.sync() {
+            tracing::error!("audit sync failed: {e}");
+        }
+    }
+
+    /// Register a new agent connection, named from its `clientInfo`.
+    pub fn agent_connected(&self, name: Option<&str>, version: Option<&str>) -> AgentInfo {
+        let id = self.next_agent.fetch_add(1, Ordering::Relaxed);
+        let name = name
+            .map(|n| n.trim())
+            .filter(|n| !n.is_empty())
+            .map(|n| excerpt(n, 64))
+            .unwrap_or_else(|| format!("agent-{id}"));
+        let agent = AgentInfo {
+            id,
+            name,
+            version: version.map(|v| excerpt(v, 64)),
+        };
+        self.record(&AuditEvent::AgentConnected {
+            agent: agent.clone(),
+        });
+        self.events.emit(Event::AgentConnected(agent.clone()));
+        agent
+    }
+
+    /// An agent connection ended.
+    pub fn agent_disconnected(&self, agent: &AgentInfo) {
+        self.record(&AuditEvent::AgentDisconnected {
+            agent: agent.clone(),
+        });
+        self.events.emit(Event::AgentDisconnected(agent.clone()));
+    }
+
+    /// Run one call through the pipeline. `cancel` is the agent's
+    /// cancellation; `on_wait` fires while a decision is pending.
+    pub async fn call(
+        &self,
+        agent: &AgentInfo,
+        tool_name: &str,
+        args: Option<Map<String, Value>>,
+        cancel: CancellationToken,
+        on_wait: Option<WaitHook>,
+    ) -> Result<ToolOutput, CallError> {
+        let started = Instant::now();
+        let id = self.next_call.fetch_add(1, Ordering::Relaxed);
+        let args = args.unwrap_or_default();
+        let received_at = chrono::Utc::now();
+        let mut info = CallInfo {
+            id,
+            agent: agent.clone(),
+            tool: excerpt(tool_name, 128),
+            kind: None,
+            args: bounded_args(&Value::Object(args.clone())),
+            summary: String::new(),
+            received_at,
+        };
+
+        // 1. The tool must exist.
+        let Some(tool) = self.tools.get(tool_name).cloned() else {
+            info.summary = format!("unknown tool {}", info.tool);
+            let err = CallError::UnknownTool {
+                name: info.tool.clone(),
+                available: self.tools.names().collect::<Vec<_>>().join(", "),
+            };
+            let decision = Decision::deny(DecidedBy::InvalidArguments, Some(err.to_string()));
+            self.refuse_early(info, decision, started)?;
+            return Err(err);
+        };
+        let kind = tool.spec().kind;
+        info.kind = Some(kind);
+
+        // 2. Arguments and path scope: refused outright, never prompted.
+        let invocation = match tool.prepare(&args, &self.scope) {
+            Ok(inv) => inv,
+            Err(e) => {
+                info.summary = format!("{} (refused)", tool_name);
+                let by = match e {
+                    ToolError::Scope(_) => DecidedBy::Scope,
+                    ToolError::InvalidArguments { .. } => DecidedBy::InvalidArguments,
+                };
+                let text = e.to_string();
+                let decision = Decision::deny(by, Some(text.clone()));
+                self.refuse_early(info, decision, started)?;
+                return Ok(ToolOutput::error(text));
+            }
+        };
+        info.summary = invocation.summary();
+        self.audit
+            .append(&AuditEvent::CallRequested { call: info.clone() })?;
+        self.events.emit(Event::CallReceived(info.clone()));
+
+        // 3. Policy, then 4. the confirmer only on "ask".
+        let verdict = self.policy.evaluate(tool_name, kind, &invocation.subject());
+        let decision = self.decide(&info, verdict, &cancel, on_wait).await;
+
+        // 5. The decision is on disk before anything runs.
+        self.audit.append(&AuditEvent::CallDecided {
+            call_id: id,
+            decision: decision.clone(),
+        })?;
+        self.events.emit(Event::CallDecided {
+            id,
+            decision: decision.clone(),
+        });
+        if !decision.approved {
+            let out = ToolOutput::error(refusal_message(&decision));
+            self.finish(id, decision.refusal_status(), &out, started);
+            return Ok(out);
+        }
+
+        // 6. Run, bounded by the timeout, the agent's cancellation and shutdown.
+        self.events.emit(Event::CallStarted { id });
+        let timeout = Duration::from_secs(self.limits.timeout_secs.max(1));
+        let run_cancel = cancel.child_token();
+        let ctx = RunContext {
+            call_id: id,
+            scope: self.scope.clone(),
+            limits: self.limits.clone(),
+            cancel: run_cancel.clone(),
+            deadline: Instant::now() + timeout,
+            events: self.events.clone(),
+        };
+        let run = invocation.run(ctx);
+        let (mut out, status) = if kind == ToolKind::Read {
+            tokio::select! {
+                out = run => { let s = if out.is_error { "error" } else { "ok" }; (out, s) }
+                _ = tokio::time::sleep(timeout) => {
+                    run_cancel.cancel();
+                    (ToolOutput::error(format!("timed out after {} s (limits.timeout_secs); nothing was changed", timeout.as_secs())), "error")
+                }
+                _ = cancel.cancelled() => (ToolOutput::error("cancelled by the agent"), "cancelled"),
+                _ = self.shutdown.cancelled() => {
+                    run_cancel.cancel();
+                    (ToolOutput::error("the airlock supervisor closed while the call ran"), "cancelled")
+                }
+            }
+        } else {
+            // Write and exec tools own their timeouts and must not be abandoned
+            // half-way; they watch the cancellation token themselves.
+            let out = run.await;
+            let s = if out.is_error { "error" } else { "ok" };
+            (out, s)
+        };
+        cap_output(&mut out, self.limits.max_output_bytes.max(1024));
+        self.finish(id, status, &out, started);
+        Ok(out)
+    }
+
+    /// Decide about a call the policy has judged.
+    async fn decide(
+        &self,
+        info: &CallInfo,
+        verdict: PolicyVerdict,
+        cancel: &CancellationToken,
+        on_wait: Option<WaitHook>,
+    ) -> Decision {
+        let by_rule = DecidedBy::Rule {
+            rule: verdict.rule.clone(),
+            source: verdict.source.clone(),
+        };
+        match verdict.verdict {
+            Verdict::Allow => return Decision::approve(by_rule),
+            Verdict::Deny => {
+                let reason = format!("blocked by rule {} (from {})", verdict.rule, verdict.source);
+                return Decision::deny(by_rule, Some(reason));
+            }
+            Verdict::Ask => {}
+        }
+        if cancel.is_cancelled() {
+            return Decision::deny(DecidedBy::Cancelled, None);
+        }
+        let prompt_cancel = cancel.child_token();
+        let request = ConfirmRequest {
+            call: info.clone(),
+            verdict,
+            cancel: prompt_cancel.clone(),
+        };
+        let confirmer = self.confirmer.clone();
+        // A panicking confirmer must not take the pipeline down, nor approve.
+        let mut answer = tokio::spawn(async move { confirmer.confirm(request).await });
+        let deadline = self
+            .approval_timeout
+            .map(|t| tokio::time::Instant::now() + t);
+        let waited_since = Instant::now();
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + WAIT_TICK, WAIT_TICK);
+        let decision = loop {
+            tokio::select! {
+                res = &mut answer => break match res {
+                    Ok(d) => d,
+                    Err(e) => {
+                        tracing::error!("confirmer failed: {e}");
+                        Decision::deny(DecidedBy::ConfirmerFailed, None)
+                    }
+                },
+                _ = cancel.cancelled() => break Decision::deny(DecidedBy::Cancelled, None),
+                _ = self.shutdown.cancelled() => break Decision::deny(DecidedBy::Shutdown, None),
+                _ = sleep_until(deadline) => break Decision::deny(DecidedBy::Timeout, None),
+                _ = tick.tick() => {
+                    if let Some(hook) = &on_wait {
+                        hook(waited_since.elapsed().as_secs());
+                    }
+                }
+            }
+        };
+        prompt_cancel.cancel();
+        answer.abort();
+        decision
+    }
+
+    /// Audit a call refused before it could be shown (unknown tool, bad
+    /// arguments, scope).
+    fn refuse_early(
+        &self,
+        info: CallInfo,
+        decision: Decision,
+        started: Instant,
+    ) -> Result<(), CallError> {
+        let id = info.id;
+        self.audit
+            .append(&AuditEvent::CallRequested { call: info.clone() })?;
+        self.events.emit(Event::CallReceived(info));
+        self.audit.append(&AuditEvent::CallDecided {
+            call_id: id,
+            decision: decision.clone(),
+        })?;
+        self.events.emit(Event::CallDecided {
+            id,
+            decision: decision.clone(),
+        });
+        let text = decision.reason.clone().unwrap_or_default();
+        self.finish(
+            id,
+            decision.refusal_status(),
+            &ToolOutput::error(text),
+            started,
+        );
+        Ok(())
+    }
+
+    /// Audit and announce how a call ended.
+    fn finish(&self, id: CallId, status: &str, out: &ToolOutput, started: Instant) {
+        let duration_ms = started.elapsed().as_millis() as u64;
+        self.record(&AuditEvent::CallFinished {
+            call_id: id,
+            status: status.to_string(),
+            duration_ms,
+            is_error: out.is_error,
+            truncated: out.truncated,
+            output_bytes: out.text.len(),
+            output_sha256: hex::encode(Sha256::digest(out.text.as_bytes())),
+            excerpt: excerpt(&out.text, EXCERPT_BYTES),
+        });
+        self.events.emit(Event::CallFinished {
+            id,
+            outcome: CallOutcome {
+                status: status.to_string(),
+                duration_ms,
+                text: out.text.clone(),
+                is_error: out.is_error,
+                truncated: out.truncated,
+            },
+        });
+    }
+
+    /// Append a record whose failure cannot stop anything any more; log it.
+    fn record(&self, event: &AuditEvent) {
+        if let Err(e) = self.audit.append(event) {
+            tracing::error!("audit write failed: {e}");
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Cap a result at `max` bytes (a safety net; tools cap their own output).
+fn cap_output(out: &mut ToolOutput, max: usize) {
+    if out.text.len() <= max {
+        return;
+    }
+    let mut cut = max;
+    while !out.text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    out.text.truncate(cut);
+    out.text.push_str("\n[truncated: output limit reached]");
+    out.truncated = true;
+}
+
+/// The message the agent gets for a call that was not run.
+pub fn refusal_message(d: &Decision) -> String {
+    let reason = d.reason.as_deref().map(str::trim).filter(|r| !r.is_empty());
+    match &d.by {
+        DecidedBy::User => match reason {
+            Some(r) => format!("denied by the user: {r}. The call was not run."),
+            None => "denied by the user. The call was not run.".into(),
+        },
+        DecidedBy::Rule { rule, source } => {
+            format!("blocked by the policy rule {rule} (from {source}); the call was not run.")
+        }
+        DecidedBy::Grant { rule } => {
+            format!("blocked by the session rule {rule}; the call was not run.")
+        }
+        DecidedBy::Timeout => {
+            "no answer from the user in time (they may be away); the call was not run. \
+             It was not denied: you may try again later."
+                .into()
+        }
+        DecidedBy::Cancelled => "the call was cancelled before it ran.".into(),
+        DecidedBy::Shutdown => "the airlock supervisor closed; the call was not run.".into(),
+        DecidedBy::ConfirmerFailed => {
+            "the approval prompt failed, so the call was not run (treated as denied).".into()
+        }
+        DecidedBy::Headless
+        | DecidedBy::Scope
+        | DecidedBy::InvalidArguments
+        | DecidedBy::ApproveAll => reason.unwrap_or("the call was not run.").to_string(),
+    }
+}

@@ -1,0 +1,152 @@
+//! Tool results and the bounded buffer tools write them into.
+
+use serde_json::Value;
+
+/// The result of one call, as returned to the agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// The text content.
+    pub text: String,
+    /// `isError` for the agent.
+    pub is_error: bool,
+    /// `structuredContent`, where the result has structure.
+    pub structured: Option<Value>,
+    /// True when the output was cut at a limit (the text says so too).
+    pub truncated: bool,
+}
+
+impl ToolOutput {
+    /// A successful text result.
+    pub fn ok(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: false,
+            structured: None,
+            truncated: false,
+        }
+    }
+
+    /// An error result (`isError: true`).
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: true,
+            structured: None,
+            truncated: false,
+        }
+    }
+
+    /// Attach structured content.
+    pub fn with_structured(mut self, value: Value) -> Self {
+        self.structured = Some(value);
+        self
+    }
+}
+
+/// A text buffer that stops accepting text at a byte limit and remembers
+/// that it did. Cuts happen on a UTF-8 character boundary.
+#[derive(Debug, Clone)]
+pub struct OutputBuf {
+    text: String,
+    limit: usize,
+    truncated: bool,
+}
+
+impl OutputBuf {
+    /// An empty buffer holding at most `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        Self {
+            text: String::new(),
+            limit,
+            truncated: false,
+        }
+    }
+
+    /// Append text; returns false once the limit is reached (the caller
+    /// should stop producing).
+    pub fn push(&mut self, s: &str) -> bool {
+        if self.truncated {
+            return false;
+        }
+        let room = self.limit.saturating_sub(self.text.len());
+        if s.len() <= room {
+            self.text.push_str(s);
+            return true;
+        }
+        let mut cut = room;
+        while cut > 0 && !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.text.push_str(&s[..cut]);
+        self.truncated = true;
+        false
+    }
+
+    /// Append a line followed by `\n`.
+    pub fn line(&mut self, s: &str) -> bool {
+        self.push(s) && self.push("\n")
+    }
+
+    /// Whether the limit was hit.
+    pub fn is_truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// Mark the buffer as cut for another reason (entry or read limit).
+    pub fn mark_truncated(&mut self) {
+        self.truncated = true;
+    }
+
+    /// The text so far.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Finish: when cut, a final line says so and how to get the rest.
+    pub fn finish(self, note: &str) -> ToolOutput {
+        let mut text = self.text;
+        if self.truncated {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("[truncated: ");
+            text.push_str(note);
+            text.push(']');
+        }
+        ToolOutput {
+            text,
+            is_error: false,
+            structured: None,
+            truncated: self.truncated,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_on_char_boundary_and_marks() {
+        let mut b = OutputBuf::new(5);
+        assert!(b.push("ab"));
+        assert!(!b.push("cdé€"));
+        assert!(b.is_truncated());
+        assert_eq!(b.as_str(), "abcd");
+        let out = b.finish("output limit of 5 bytes reached");
+        assert!(out.truncated);
+        assert!(
+            out.text
+                .ends_with("[truncated: output limit of 5 bytes reached]")
+        );
+    }
+
+    #[test]
+    fn untruncated_has_no_marker() {
+        let mut b = OutputBuf::new(100);
+        assert!(b.line("hello"));
+        let out = b.finish("x");
+        assert_eq!(out.text, "hello\n");
+        assert!(!out.truncated);
+    }
+}
