@@ -6,6 +6,8 @@ mod confirm;
 mod decision;
 mod events;
 mod pipeline;
+#[cfg(test)]
+mod tests;
 
 pub use call::{AgentInfo, CallId, CallInfo, Subject, ToolKind};
 pub use confirm::{

@@ -192,6 +192,11 @@ impl ToolRegistry {
         Ok(reg)
     }
 
+    /// Add (or replace) a tool; embedders and tests register their own.
+    pub fn insert(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.spec().name, tool);
+    }
+
     /// Look a tool up by name.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.get(name)
