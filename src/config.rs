@@ -47,6 +47,8 @@ pub struct Config {
     pub limits: Limits,
     /// Path scope.
     pub scope: ScopeConfig,
+    /// The bash tool.
+    pub bash: BashConfig,
 }
 
 /// `[tools]`
@@ -59,13 +61,63 @@ pub struct ToolsConfig {
 }
 
 /// `[scope]`
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ScopeConfig {
     /// Allowed roots besides the workspace.
     pub extra_roots: Vec<PathBuf>,
     /// Exclusion globs.
     pub excluded: Vec<String>,
+}
+
+impl Default for ScopeConfig {
+    fn default() -> Self {
+        Self {
+            extra_roots: Vec::new(),
+            excluded: crate::scope::DEFAULT_EXCLUDED
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        }
+    }
+}
+
+/// `[bash]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BashConfig {
+    /// Default timeout of one command, in seconds.
+    pub timeout_secs: u64,
+    /// The most an agent may ask for with `timeout_secs`.
+    pub max_timeout_secs: u64,
+    /// Most bytes of output returned to the agent (head and tail kept).
+    pub max_output_bytes: usize,
+    /// Environment variables never passed to the shell (case-insensitive
+    /// globs on the name).
+    pub env_deny: Vec<String>,
+    /// Variables passed even though they match `env_deny`.
+    pub env_allow: Vec<String>,
+}
+
+impl Default for BashConfig {
+    fn default() -> Self {
+        Self {
+            timeout_secs: 120,
+            max_timeout_secs: 600,
+            max_output_bytes: 256 * 1024,
+            env_deny: [
+                "*_API_KEY",
+                "*TOKEN*",
+                "*SECRET*",
+                "*PASSWORD*",
+                "*CREDENTIAL*",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            env_allow: Vec::new(),
+        }
+    }
 }
 
 /// Where a layer of configuration came from.
@@ -173,6 +225,12 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn embedded_defaults_equal_code_defaults() {
+        let parsed: Config = toml::from_str(DEFAULT_CONFIG).unwrap();
+        assert_eq!(parsed, Config::default());
+    }
 
     #[test]
     fn defaults_parse() {

@@ -84,7 +84,7 @@ pub fn start(
     let workspace = canonical_workspace(&opts.workspace)?;
     let loaded = config::load(&workspace, opts.config_file.as_deref())?;
     let cfg = &loaded.config;
-    let tools = ToolRegistry::with_enabled(cfg.tools.enabled.as_deref())?;
+    let tools = ToolRegistry::from_config(cfg)?;
     let scope = Scope::new(&workspace, &cfg.scope.extra_roots, &cfg.scope.excluded)?;
     let data_dir = crate::dirs::data_dir(opts.data_dir.as_deref());
     let (audit, id) = AuditLog::create_in(&crate::dirs::audit_dir(&data_dir))?;

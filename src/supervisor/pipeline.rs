@@ -133,6 +133,9 @@ impl Supervisor {
             return;
         }
         self.shutdown.cancel();
+        for tool in self.tools.iter() {
+            tool.shutdown();
+        }
         self.record(&AuditEvent::SessionEnd {
             reason: reason.to_string(),
         });
@@ -163,6 +166,9 @@ impl Supervisor {
 
     /// An agent connection ended.
     pub fn agent_disconnected(&self, agent: &AgentInfo) {
+        for tool in self.tools.iter() {
+            tool.agent_disconnected(agent);
+        }
         self.record(&AuditEvent::AgentDisconnected {
             agent: agent.clone(),
         });
@@ -252,6 +258,7 @@ impl Supervisor {
         let run_cancel = cancel.child_token();
         let ctx = RunContext {
             call_id: id,
+            agent: agent.clone(),
             scope: self.scope.clone(),
             limits: self.limits.clone(),
             cancel: run_cancel.clone(),

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::scope::{Scope, ScopeError};
-use crate::supervisor::{CallId, EventBus, Subject, ToolKind};
+use crate::supervisor::{AgentInfo, CallId, EventBus, Subject, ToolKind};
 
 pub mod output;
 pub use output::{OutputBuf, ToolOutput};
@@ -63,6 +63,8 @@ pub enum ToolError {
 pub struct RunContext {
     /// The call being run.
     pub call_id: CallId,
+    /// The agent that made it (bash keeps one shell per agent).
+    pub agent: AgentInfo,
     /// The path scope (for the race-free open on the checked object).
     pub scope: Arc<Scope>,
     /// The limits in force.
@@ -127,6 +129,13 @@ pub trait Tool: Send + Sync + 'static {
         args: &Map<String, Value>,
         scope: &Scope,
     ) -> Result<Box<dyn Invocation>, ToolError>;
+
+    /// An agent's connection ended: drop what the tool keeps for it (bash
+    /// ends that agent's shell).
+    fn agent_disconnected(&self, _agent: &AgentInfo) {}
+
+    /// The supervisor is shutting down: end every process the tool started.
+    fn shutdown(&self) {}
 }
 
 /// Run blocking work (file system access) off the async runtime.
@@ -168,10 +177,22 @@ impl ToolRegistry {
         reg
     }
 
+    /// Every built-in tool configured from `cfg`, restricted to
+    /// `tools.enabled` (absent: all of them). An unknown name is an error;
+    /// an empty list disables every tool.
+    pub fn from_config(cfg: &crate::config::Config) -> Result<Self, UnknownToolError> {
+        let all = Self::all();
+        all.restrict(cfg.tools.enabled.as_deref())
+    }
+
     /// The built-in tools restricted to `enabled` (None: all of them). An
     /// unknown name is an error; an empty list disables every tool.
     pub fn with_enabled(enabled: Option<&[String]>) -> Result<Self, UnknownToolError> {
-        let all = Self::all();
+        Self::all().restrict(enabled)
+    }
+
+    fn restrict(self, enabled: Option<&[String]>) -> Result<Self, UnknownToolError> {
+        let all = self;
         let Some(enabled) = enabled else {
             return Ok(all);
         };
