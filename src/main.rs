@@ -84,7 +84,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     match cli.command {
         Some(Command::Connect { socket, wait }) => {
-            runtime.block_on(airlock::mcp::relay::connect(socket, wait))
+            match runtime.block_on(airlock::mcp::relay::connect(socket, wait)) {
+                Ok(code) => Ok(code),
+                Err(e) => {
+                    eprintln!("airlock connect: {e:#}");
+                    Ok(ExitCode::from(1))
+                }
+            }
         }
         Some(Command::Serve {
             stdio: _,
@@ -109,10 +115,34 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let opts = session_options(cli.workspace, &cli.global, "supervisor")?;
             let _log = init_logging(&opts)?;
             let session = session::start(&opts, Arc::new(HeadlessConfirmer))?;
-            runtime.block_on(airlock::mcp::run_supervisor(&session))?;
+            runtime.block_on(airlock::mcp::run_supervisor_with(
+                &session,
+                print_where_agents_connect,
+            ))?;
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The supervisor's start-up banner: where agents connect and how.
+fn print_where_agents_connect(l: &airlock::mcp::Listening) {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.to_str().map(String::from))
+        .unwrap_or_else(|| "airlock".into());
+    let config = serde_json::json!({
+        "mcpServers": { "airlock": { "command": exe, "args": ["connect"] } }
+    });
+    println!(
+        "airlock {} supervising {}",
+        airlock::VERSION,
+        l.workspace.display()
+    );
+    println!("  socket:      {}", l.socket.display());
+    println!("  agents run:  airlock connect   (from inside the workspace, or with --socket)");
+    println!("  MCP config:  {config}");
+    println!("  audit trail: {}", l.audit.display());
+    println!("No approval UI yet: calls that need a human are denied. Ctrl-C stops.");
 }
 
 fn session_options(

@@ -1,23 +1,96 @@
 //! The MCP server (rmcp): the handler that turns `tools/list` and
 //! `tools/call` into supervisor calls, and the transports (stdio, the Unix
 //! socket) plus the `airlock connect` relay.
+//!
+//! Every connection is its own rmcp service and its own agent session.
+//! rmcp does the protocol (both the `initialize` handshake and the
+//! stateless 2026-07-28 revision); [`transport::LineTransport`] answers
+//! malformed input so one bad line never ends a session.
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::Tool;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::sync::CancellationToken;
 
 use crate::session::Session;
 use crate::supervisor::Supervisor;
 
+pub mod discovery;
+pub mod handler;
 pub mod relay;
+mod socket;
+pub mod transport;
+
+pub use handler::AirlockHandler;
+pub use socket::{Listening, SocketError, SocketServer};
+
+/// How long a closed connection's calls get to finish before the agent's
+/// disconnect is recorded.
+const CALLS_DRAIN: Duration = Duration::from_secs(5);
 
 /// Serve one MCP connection on stdin/stdout until stdin closes.
 pub async fn serve_stdio(supervisor: Arc<Supervisor>) -> anyhow::Result<()> {
-    let _ = supervisor;
-    anyhow::bail!("not implemented yet: serve --stdio")
+    let tools = handler::tool_list(&supervisor);
+    let (read, write) = rmcp::transport::stdio_pipes();
+    let stop = supervisor.shutdown_token().child_token();
+    serve_connection(supervisor, tools, read, write, stop).await;
+    Ok(())
 }
 
-/// The supervisor without a TUI: listen on the workspace's socket, print
-/// where agents connect, serve until SIGINT/SIGTERM.
+/// The supervisor without a TUI: listen on the workspace's socket, serve
+/// until SIGINT/SIGTERM.
 pub async fn run_supervisor(session: &Session) -> anyhow::Result<()> {
-    let _ = session;
-    anyhow::bail!("not implemented yet: the socket supervisor")
+    run_supervisor_with(session, |_| {}).await
+}
+
+/// Like [`run_supervisor`], calling `on_ready` once the socket is bound and
+/// published (the binary prints where agents connect from it).
+pub async fn run_supervisor_with(
+    session: &Session,
+    on_ready: impl FnOnce(&Listening),
+) -> anyhow::Result<()> {
+    let runtime = crate::dirs::runtime_dir().map_err(SocketError::RuntimeDir)?;
+    let server = SocketServer::bind(&runtime, session)?;
+    on_ready(server.listening());
+    server.serve(session.supervisor.clone()).await?;
+    Ok(())
+}
+
+/// Run one MCP session over `read`/`write` until the peer closes or `stop`
+/// is cancelled, then record the agent's disconnect.
+pub async fn serve_connection<R, W>(
+    supervisor: Arc<Supervisor>,
+    tools: Arc<[Tool]>,
+    read: R,
+    write: W,
+    stop: CancellationToken,
+) where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let handler = AirlockHandler::new(supervisor.clone(), tools);
+    let agent = handler.agent_slot();
+    let calls = handler.calls();
+    let transport = transport::LineTransport::new(read, write);
+    // rmcp cancels the token it is given when the session ends: give it a
+    // child so nothing else is cancelled with it.
+    match rmcp::service::serve_server_with_ct(handler, transport, stop.child_token()).await {
+        Ok(running) => match running.waiting().await {
+            Ok(reason) => tracing::info!(?reason, "MCP session ended"),
+            Err(e) => tracing::error!("MCP session failed: {e}"),
+        },
+        Err(e) => tracing::info!("connection closed before an MCP session started: {e}"),
+    }
+    calls.close();
+    if tokio::time::timeout(CALLS_DRAIN, calls.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("calls still running after the connection closed");
+    }
+    if let Some(agent) = agent.take() {
+        supervisor.agent_disconnected(&agent);
+    }
 }

@@ -1,0 +1,129 @@
+//! Session info files: how `airlock connect` finds the supervisor whose
+//! workspace contains the current directory.
+//!
+//! Each running supervisor writes `<runtime>/<workspace-id>.json` (mode
+//! 0600) next to its socket and removes both when it stops.
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// What a running supervisor publishes about itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    /// The canonical workspace.
+    pub workspace: PathBuf,
+    /// The socket agents connect to.
+    pub socket: PathBuf,
+    /// The supervisor's process id.
+    pub pid: u32,
+    /// The session's audit trail.
+    pub audit: PathBuf,
+    /// airlock's version.
+    pub version: String,
+}
+
+impl SessionInfo {
+    /// Write the info file atomically (0600).
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        let json = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(&json)?;
+        f.write_all(b"\n")?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+    }
+
+    /// Read an info file; `None` when it is missing or not one of ours.
+    pub fn read(path: &Path) -> Option<Self> {
+        let bytes = std::fs::read(path).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+}
+
+/// True when a process with this id exists.
+pub fn pid_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only checks that the process exists.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// The live supervisor whose workspace contains `dir` (the innermost one
+/// when workspaces nest), from the info files in `runtime`.
+pub fn find_session(runtime: &Path, dir: &Path) -> Option<SessionInfo> {
+    let entries = std::fs::read_dir(runtime).ok()?;
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|p| SessionInfo::read(&p))
+        .filter(|info| dir.starts_with(&info.workspace) && pid_alive(info.pid))
+        .max_by_key(|info| info.workspace.components().count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(workspace: &Path, pid: u32) -> SessionInfo {
+        SessionInfo {
+            workspace: workspace.to_path_buf(),
+            socket: workspace.join("s.sock"),
+            pid,
+            audit: workspace.join("a.jsonl"),
+            version: "0".into(),
+        }
+    }
+
+    #[test]
+    fn finds_the_innermost_live_workspace() {
+        let rt = tempfile::tempdir().unwrap();
+        let me = std::process::id();
+        info(Path::new("/w"), me)
+            .write(&rt.path().join("a.json"))
+            .unwrap();
+        info(Path::new("/w/inner"), me)
+            .write(&rt.path().join("b.json"))
+            .unwrap();
+        info(Path::new("/w/inner/dead"), u32::MAX - 1)
+            .write(&rt.path().join("c.json"))
+            .unwrap();
+        std::fs::write(rt.path().join("junk.json"), "not json").unwrap();
+
+        let found = find_session(rt.path(), Path::new("/w/inner/dead/x")).unwrap();
+        assert_eq!(found.workspace, Path::new("/w/inner"));
+        let found = find_session(rt.path(), Path::new("/w/other")).unwrap();
+        assert_eq!(found.workspace, Path::new("/w"));
+        assert!(find_session(rt.path(), Path::new("/elsewhere")).is_none());
+        // A sibling whose name merely starts with the workspace's is not inside it.
+        assert!(find_session(rt.path(), Path::new("/wx")).is_none());
+    }
+
+    #[test]
+    fn info_file_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let rt = tempfile::tempdir().unwrap();
+        let p = rt.path().join("x.json");
+        info(Path::new("/w"), 1).write(&p).unwrap();
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(SessionInfo::read(&p).unwrap().workspace, Path::new("/w"));
+    }
+}

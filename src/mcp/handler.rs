@@ -1,0 +1,223 @@
+//! The rmcp `ServerHandler`: `tools/list` and `tools/call` on top of the
+//! supervisor, one handler (one agent session) per connection.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, InitializeRequestParams, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, Peer, ServerHandler};
+use tokio_util::task::TaskTracker;
+
+use crate::supervisor::{AgentInfo, CallError, Supervisor, ToolKind, WaitHook};
+use crate::tools::{ToolOutput, ToolSpec};
+
+/// What the server tells agents about itself.
+const INSTRUCTIONS: &str = "airlock supervises this session: read-only tools run at once; \
+     calls that change things wait for the user's approval. Paths are relative to the \
+     workspace (see `pwd`); files outside it or excluded (secrets such as .env) are refused.";
+
+/// The tool list as agents see it, built once per supervisor.
+pub fn tool_list(supervisor: &Supervisor) -> Arc<[Tool]> {
+    supervisor
+        .tools()
+        .iter()
+        .map(|t| to_mcp_tool(t.spec()))
+        .collect()
+}
+
+/// One tool's MCP description, annotated from its kind.
+pub fn to_mcp_tool(spec: &ToolSpec) -> Tool {
+    let annotations = match spec.kind {
+        ToolKind::Read => ToolAnnotations::with_title(spec.title).read_only(true),
+        ToolKind::Write | ToolKind::Exec => ToolAnnotations::with_title(spec.title)
+            .read_only(false)
+            .destructive(true),
+    };
+    Tool::new(spec.name, spec.description, spec.input_schema.clone())
+        .with_title(spec.title)
+        .with_annotations(annotations)
+}
+
+/// The agent of one connection, registered with the supervisor once the
+/// client identified itself (or made its first call).
+#[derive(Default)]
+pub struct AgentSlot(Mutex<Option<AgentInfo>>);
+
+impl AgentSlot {
+    /// The registered agent, registering it now if needed.
+    fn get_or_register(
+        &self,
+        supervisor: &Supervisor,
+        client: Option<&Implementation>,
+    ) -> AgentInfo {
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(agent) = slot.as_ref() {
+            return agent.clone();
+        }
+        let agent = supervisor.agent_connected(
+            client.map(|c| c.name.as_str()),
+            client.map(|c| c.version.as_str()),
+        );
+        *slot = Some(agent.clone());
+        agent
+    }
+
+    /// Take the agent out (when the connection ends).
+    pub fn take(&self) -> Option<AgentInfo> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
+
+/// The MCP server for one connection.
+pub struct AirlockHandler {
+    supervisor: Arc<Supervisor>,
+    tools: Arc<[Tool]>,
+    agent: Arc<AgentSlot>,
+    calls: TaskTracker,
+}
+
+impl AirlockHandler {
+    /// A handler for a new connection.
+    pub fn new(supervisor: Arc<Supervisor>, tools: Arc<[Tool]>) -> Self {
+        Self {
+            supervisor,
+            tools,
+            agent: Arc::new(AgentSlot::default()),
+            calls: TaskTracker::new(),
+        }
+    }
+
+    /// The connection's agent slot (to report the disconnect).
+    pub fn agent_slot(&self) -> Arc<AgentSlot> {
+        self.agent.clone()
+    }
+
+    /// Tracks the calls in flight (to let them finish before the
+    /// disconnect is recorded).
+    pub fn calls(&self) -> TaskTracker {
+        self.calls.clone()
+    }
+
+    fn agent(&self, context: &RequestContext<RoleServer>) -> AgentInfo {
+        self.agent
+            .get_or_register(&self.supervisor, context.client_info().as_ref())
+    }
+}
+
+impl ServerHandler for AirlockHandler {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("airlock", crate::VERSION))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let result = self.negotiate_initialize(&request)?;
+        self.agent
+            .get_or_register(&self.supervisor, Some(&request.client_info));
+        Ok(result)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.agent(&context);
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let agent = self.agent(&context);
+        let on_wait = context
+            .meta
+            .get_progress_token()
+            .map(|token| progress_hook(context.peer.clone(), token));
+        let call = self.supervisor.call(
+            &agent,
+            &request.name,
+            request.arguments,
+            context.ct.clone(),
+            on_wait,
+        );
+        match self.calls.track_future(call).await {
+            Ok(out) => Ok(to_call_result(out).into()),
+            Err(e @ CallError::UnknownTool { .. }) => {
+                Err(ErrorData::invalid_params(e.to_string(), None))
+            }
+            Err(e @ CallError::Audit(_)) => {
+                tracing::error!("call not run: {e}");
+                Err(ErrorData::internal_error(e.to_string(), None))
+            }
+        }
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        // rmcp hands over a standard request whose params did not parse
+        // (e.g. `arguments` that is not an object) as a custom request.
+        let CustomRequest { method, params, .. } = request;
+        Err(
+            match super::transport::params_error(&method, params.as_ref()) {
+                Some(message) => ErrorData::invalid_params(message, None),
+                None => ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("method not found: {method}"),
+                    None,
+                ),
+            },
+        )
+    }
+}
+
+/// A tool result as MCP sends it.
+pub fn to_call_result(out: ToolOutput) -> CallToolResult {
+    let content = vec![ContentBlock::text(out.text)];
+    let mut result = if out.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = out.structured;
+    result
+}
+
+/// The progress text sent while a call waits for the user.
+pub fn waiting_message(secs: u64) -> String {
+    format!("waiting for approval in airlock ({secs}s)")
+}
+
+/// A wait hook that sends `notifications/progress` for `token` to `peer`
+/// (so the agent's request timeout does not fire while the user decides).
+pub fn progress_hook(peer: Peer<RoleServer>, token: ProgressToken) -> WaitHook {
+    Arc::new(move |secs: u64| {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = peer.clone();
+        let param = ProgressNotificationParam::new(token.clone(), secs as f64)
+            .with_message(waiting_message(secs));
+        rt.spawn(async move {
+            if let Err(e) = peer.notify_progress(param).await {
+                tracing::debug!("progress notification not sent: {e}");
+            }
+        });
+    })
+}

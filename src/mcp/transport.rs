@@ -1,0 +1,534 @@
+//! The line transport every MCP connection runs on (stdio and the socket).
+//!
+//! rmcp's own byte-stream transport silently ignores a line that is not
+//! JSON and answers a well-formed but invalid message with an id-less
+//! error. airlock answers every bad line itself, then keeps serving:
+//!
+//! * not JSON → `-32700` parse error;
+//! * longer than [`MAX_MESSAGE_BYTES`] → `-32600`, and the line is skipped
+//!   without ever being held in memory;
+//! * a request with the wrong shape or wrong parameter types → `-32602`
+//!   (or `-32600`) carrying the request's id, so the client can match it.
+//!
+//! Good lines are parsed once, straight into rmcp's message type; the
+//! JSON-RPC semantics (dispatch, cancellation, the lifecycle) stay rmcp's.
+
+use std::io;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, ErrorData, RequestId,
+    ServerJsonRpcMessage,
+};
+use rmcp::transport::Transport;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// The longest message (one line) airlock accepts: 16 MiB.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Outgoing lines waiting for the writer task.
+const OUT_QUEUE: usize = 256;
+
+/// What one bounded line read produced.
+enum Line {
+    /// A whole line is in the buffer.
+    Complete,
+    /// A line longer than the limit was skipped; its length in bytes.
+    Oversized(usize),
+    /// The peer closed its side.
+    Eof,
+    /// Reading failed.
+    Failed(io::Error),
+}
+
+/// What to do with one line.
+enum Classified {
+    /// Hand it to rmcp.
+    Message(ClientJsonRpcMessage),
+    /// Answer it ourselves.
+    Reply(ServerJsonRpcMessage),
+    /// Drop it (blank line, a notification or response we cannot use).
+    Ignore,
+}
+
+/// An rmcp transport over a newline-delimited byte stream that answers
+/// malformed input instead of ignoring it or closing the connection.
+pub struct LineTransport<R> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+    /// Bytes of an oversized line skipped so far (`Some` while skipping).
+    skipping: Option<usize>,
+    /// An error reply not yet queued (kept here so a cancelled `receive`
+    /// loses nothing).
+    pending_reply: Option<Vec<u8>>,
+    /// False until the client sent a request that starts a lifecycle;
+    /// rmcp ends a connection whose first message is not a request.
+    started: bool,
+    out: Option<mpsc::Sender<Vec<u8>>>,
+    writer: Option<JoinHandle<()>>,
+}
+
+impl<R> LineTransport<R>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+{
+    /// A transport reading from `read` and writing to `write`. Must be
+    /// called inside a Tokio runtime (it starts the writer task).
+    pub fn new<W>(read: R, write: W) -> Self
+    where
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (tx, rx) = mpsc::channel(OUT_QUEUE);
+        let writer = tokio::spawn(write_lines(write, rx));
+        Self {
+            reader: BufReader::with_capacity(64 * 1024, read),
+            line: Vec::new(),
+            skipping: None,
+            pending_reply: None,
+            started: false,
+            out: Some(tx),
+            writer: Some(writer),
+        }
+    }
+
+    /// Read one `\n`-terminated line into `self.line`, never holding more
+    /// than [`MAX_MESSAGE_BYTES`]. Cancellation-safe: progress lives in
+    /// `self`, and bytes are consumed only once copied or skipped.
+    async fn read_line(&mut self) -> Line {
+        loop {
+            let available = match self.reader.fill_buf().await {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Line::Failed(e),
+            };
+            if available.is_empty() {
+                // A last message without a trailing newline still counts.
+                if let Some(skipped) = self.skipping.take() {
+                    return Line::Oversized(skipped);
+                }
+                if !self.line.is_empty() {
+                    return Line::Complete;
+                }
+                return Line::Eof;
+            }
+            let newline = available.iter().position(|&b| b == b'\n');
+            let take = newline.map_or(available.len(), |i| i + 1);
+            if let Some(skipped) = self.skipping.as_mut() {
+                *skipped += take;
+            } else if self.line.len() + take > MAX_MESSAGE_BYTES + 1 {
+                self.skipping = Some(self.line.len() + take);
+                self.line.clear();
+                self.line.shrink_to(64 * 1024);
+            } else {
+                self.line.extend_from_slice(&available[..take]);
+            }
+            self.reader.consume(take);
+            if newline.is_some() {
+                return match self.skipping.take() {
+                    Some(skipped) => Line::Oversized(skipped),
+                    None => Line::Complete,
+                };
+            }
+        }
+    }
+
+    /// Queue a reply that is waiting, if any. False when the output is gone.
+    async fn flush_pending_reply(&mut self) -> bool {
+        if self.pending_reply.is_none() {
+            return true;
+        }
+        let Some(out) = self.out.as_ref() else {
+            return false;
+        };
+        match out.reserve().await {
+            Ok(permit) => {
+                if let Some(reply) = self.pending_reply.take() {
+                    permit.send(reply);
+                }
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+impl<R> Transport<RoleServer> for LineTransport<R>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+{
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
+        let out = self.out.clone();
+        let bytes = encode(&item);
+        async move {
+            let bytes = bytes?;
+            match out {
+                Some(out) => out
+                    .send(bytes)
+                    .await
+                    .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the peer is gone")),
+                None => Err(io::Error::new(
+                    io::ErrorKind::NotConnected,
+                    "the transport is closed",
+                )),
+            }
+        }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            if !self.flush_pending_reply().await {
+                return None;
+            }
+            let classified = match self.read_line().await {
+                Line::Complete => {
+                    let c = classify(&self.line);
+                    self.line.clear();
+                    if self.line.capacity() > 1024 * 1024 {
+                        self.line.shrink_to(64 * 1024);
+                    }
+                    c
+                }
+                Line::Oversized(len) => {
+                    tracing::warn!(len, "discarded an oversized message");
+                    Classified::Reply(too_large(len))
+                }
+                Line::Eof => return None,
+                Line::Failed(e) => {
+                    tracing::warn!("reading the connection failed: {e}");
+                    return None;
+                }
+            };
+            match classified {
+                Classified::Message(msg) => {
+                    if !self.started {
+                        match &msg {
+                            ClientJsonRpcMessage::Request(r) => {
+                                if !matches!(
+                                    r.request,
+                                    ClientRequest::PingRequest(_)
+                                        | ClientRequest::DiscoverRequest(_)
+                                ) {
+                                    self.started = true;
+                                }
+                            }
+                            _ => {
+                                tracing::debug!("dropped a message sent before any request");
+                                continue;
+                            }
+                        }
+                    }
+                    return Some(msg);
+                }
+                Classified::Reply(reply) => match encode(&reply) {
+                    Ok(bytes) => self.pending_reply = Some(bytes),
+                    Err(e) => tracing::error!("cannot encode an error reply: {e}"),
+                },
+                Classified::Ignore => {}
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), io::Error> {
+        // Dropping our sender lets the writer drain what is queued, then
+        // shut its side down (the peer sees EOF).
+        self.out = None;
+        if let Some(writer) = self.writer.take() {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
+        }
+        Ok(())
+    }
+}
+
+/// Write queued lines, flushing whenever the queue runs dry; shut the
+/// stream down once every sender is gone.
+async fn write_lines<W: AsyncWrite + Unpin>(write: W, mut rx: mpsc::Receiver<Vec<u8>>) {
+    let mut w = BufWriter::with_capacity(64 * 1024, write);
+    'outer: while let Some(first) = rx.recv().await {
+        if let Err(e) = w.write_all(&first).await {
+            tracing::debug!("writing to the peer failed: {e}");
+            break;
+        }
+        while let Ok(more) = rx.try_recv() {
+            if let Err(e) = w.write_all(&more).await {
+                tracing::debug!("writing to the peer failed: {e}");
+                break 'outer;
+            }
+        }
+        if let Err(e) = w.flush().await {
+            tracing::debug!("flushing to the peer failed: {e}");
+            break;
+        }
+    }
+    rx.close();
+    let _ = w.shutdown().await;
+}
+
+fn encode(msg: &ServerJsonRpcMessage) -> io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec(msg).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+fn error_reply(error: ErrorData, id: Option<RequestId>) -> Classified {
+    Classified::Reply(ServerJsonRpcMessage::error(error, id))
+}
+
+fn too_large(len: usize) -> ServerJsonRpcMessage {
+    ServerJsonRpcMessage::error(
+        ErrorData::invalid_request(
+            format!(
+                "message too large: {len} bytes, airlock accepts at most {MAX_MESSAGE_BYTES} \
+                 bytes per message; it was discarded"
+            ),
+            None,
+        ),
+        None,
+    )
+}
+
+/// Decide what to do with one line (without its newline handling).
+fn classify(raw: &[u8]) -> Classified {
+    let mut line = raw.strip_suffix(b"\n").unwrap_or(raw);
+    line = line.strip_suffix(b"\r").unwrap_or(line);
+    line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Classified::Ignore;
+    }
+    let err = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(msg) => return Classified::Message(msg),
+        Err(e) => e,
+    };
+    if err.is_syntax() || err.is_eof() {
+        return error_reply(
+            ErrorData::parse_error(
+                format!("parse error: the message is not valid JSON ({err})"),
+                None,
+            ),
+            None,
+        );
+    }
+    match serde_json::from_slice::<Value>(line) {
+        Ok(value) => diagnose(value, &err),
+        Err(e) => error_reply(
+            ErrorData::parse_error(format!("parse error: {e}"), None),
+            None,
+        ),
+    }
+}
+
+/// Valid JSON that is not a message rmcp understands: say what is wrong,
+/// with the request's id when it has a usable one.
+fn diagnose(value: Value, err: &serde_json::Error) -> Classified {
+    let Value::Object(obj) = value else {
+        return error_reply(
+            ErrorData::invalid_request(
+                "invalid request: a message must be a JSON object (batches are not supported)",
+                None,
+            ),
+            None,
+        );
+    };
+    let has_id = obj.contains_key("id");
+    let id = obj
+        .get("id")
+        .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
+    let method = obj.get("method").and_then(Value::as_str);
+    if has_id && id.is_none() {
+        return error_reply(
+            ErrorData::invalid_request("invalid request: id must be a string or a number", None),
+            None,
+        );
+    }
+    let Some(method) = method else {
+        if obj.contains_key("result") || obj.contains_key("error") {
+            tracing::debug!("ignored an unusable response from the client: {err}");
+            return Classified::Ignore;
+        }
+        return error_reply(
+            ErrorData::invalid_request("invalid request: method is missing or not a string", None),
+            id,
+        );
+    };
+    let Some(id) = id else {
+        tracing::debug!(method, "ignored an invalid notification: {err}");
+        return Classified::Ignore;
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return error_reply(
+            ErrorData::invalid_request("invalid request: jsonrpc must be \"2.0\"", None),
+            Some(id),
+        );
+    }
+    let message = params_error(method, obj.get("params"))
+        .unwrap_or_else(|| format!("invalid params for {method}: {err}"));
+    error_reply(ErrorData::invalid_params(message, None), Some(id))
+}
+
+/// MCP methods a client may call. A request naming one of these that rmcp
+/// could not parse has invalid params (rmcp hands it over as a custom
+/// request, which would otherwise be answered "method not found").
+const CLIENT_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "subscriptions/listen",
+    "completion/complete",
+    "logging/setLevel",
+];
+
+/// The `-32602` message for a request to a known `method` whose params did
+/// not parse; `None` when the method is not a standard one.
+pub(crate) fn params_error(method: &str, params: Option<&Value>) -> Option<String> {
+    if !CLIENT_METHODS.contains(&method) {
+        return None;
+    }
+    let detail = match (method, params) {
+        ("tools/call", Some(params)) => {
+            match serde_json::from_value::<CallToolRequestParams>(params.clone()) {
+                Err(e) => e.to_string(),
+                Ok(_) => "they do not match the tools/call schema".to_string(),
+            }
+        }
+        ("tools/call", None) => {
+            "params are required: {\"name\": <tool>, \"arguments\": {…}}".to_string()
+        }
+        _ => "they do not match the method's schema".to_string(),
+    };
+    Some(format!("invalid params for {method}: {detail}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(c: Classified) -> Value {
+        match c {
+            Classified::Reply(r) => serde_json::to_value(r).unwrap(),
+            Classified::Message(m) => panic!("expected a reply, got {m:?}"),
+            Classified::Ignore => panic!("expected a reply, got ignore"),
+        }
+    }
+
+    #[test]
+    fn not_json_is_a_parse_error() {
+        let r = reply(classify(b"this is not json\n"));
+        assert_eq!(r["error"]["code"], -32700);
+        assert!(r.get("id").is_none_or(Value::is_null));
+    }
+
+    #[test]
+    fn params_errors_name_the_method_and_the_problem() {
+        let msg = params_error(
+            "tools/call",
+            Some(&serde_json::json!({"name": "pwd", "arguments": "x"})),
+        )
+        .unwrap();
+        assert!(msg.starts_with("invalid params for tools/call: "), "{msg}");
+        assert!(msg.contains("invalid type"), "{msg}");
+        assert!(
+            params_error("tools/call", None)
+                .unwrap()
+                .contains("required")
+        );
+        assert!(params_error("x/unknown", None).is_none());
+    }
+
+    #[test]
+    fn missing_method_is_invalid_request() {
+        let r = reply(classify(br#"{"jsonrpc":"2.0","id":"a"}"#));
+        assert_eq!(r["error"]["code"], -32600);
+        assert_eq!(r["id"], "a");
+    }
+
+    #[test]
+    fn arrays_and_bad_ids_are_invalid_requests() {
+        assert_eq!(reply(classify(b"[1,2]"))["error"]["code"], -32600);
+        let r = reply(classify(
+            br#"{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}"#,
+        ));
+        assert_eq!(r["error"]["code"], -32600);
+    }
+
+    #[test]
+    fn good_lines_pass_and_blank_lines_are_ignored() {
+        assert!(matches!(
+            classify(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n"),
+            Classified::Message(_)
+        ));
+        assert!(matches!(classify(b"   \n"), Classified::Ignore));
+    }
+
+    async fn roundtrip(input: Vec<u8>) -> (Vec<ClientJsonRpcMessage>, Vec<Value>) {
+        let (mut client, server) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(server);
+        let mut t = LineTransport::new(read, write);
+        let feeder = tokio::spawn(async move {
+            client.write_all(&input).await.unwrap();
+            client.shutdown().await.unwrap();
+            let mut out = Vec::new();
+            tokio::io::AsyncReadExt::read_to_end(&mut client, &mut out)
+                .await
+                .unwrap();
+            out
+        });
+        let mut got = Vec::new();
+        while let Some(m) = t.receive().await {
+            got.push(m);
+        }
+        t.close().await.unwrap();
+        drop(t);
+        let out = feeder.await.unwrap();
+        let replies = out
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        (got, replies)
+    }
+
+    #[tokio::test]
+    async fn oversized_line_is_skipped_and_answered_and_reading_goes_on() {
+        let mut input = vec![b'x'; MAX_MESSAGE_BYTES + 10];
+        input.push(b'\n');
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+        let (got, replies) = roundtrip(input).await;
+        assert_eq!(got.len(), 1, "the request after the huge line arrives");
+        assert_eq!(replies.len(), 1);
+        assert_eq!(replies[0]["error"]["code"], -32600);
+        assert!(
+            replies[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("too large")
+        );
+    }
+
+    #[tokio::test]
+    async fn notifications_before_the_first_request_are_dropped() {
+        let input = b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n\
+            {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+            {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+            .to_vec();
+        let (got, replies) = roundtrip(input).await;
+        assert_eq!(got.len(), 1);
+        assert!(matches!(got[0], ClientJsonRpcMessage::Request(_)));
+        assert!(replies.is_empty());
+    }
+}
