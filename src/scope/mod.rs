@@ -6,11 +6,13 @@
 //! checked again through `/proc/self/fd`, so the I/O happens on exactly what
 //! was checked (no check-then-open race).
 
+mod dir;
 mod exclude;
 mod open;
 
 use std::path::{Component, Path, PathBuf};
 
+pub use dir::Lstat;
 pub use exclude::Exclusions;
 pub use open::FileKind;
 

@@ -99,7 +99,13 @@ impl Scope {
     ) -> Result<(File, PathBuf, Metadata), ScopeError> {
         // Refuse special files before opening them: opening a FIFO blocks and
         // opening some devices has side effects.
-        let pre = std::fs::metadata(real).map_err(|e| io_error(shown, &e))?;
+        // A walked path is looked at without following a final symlink.
+        let pre = if nofollow {
+            std::fs::symlink_metadata(real)
+        } else {
+            std::fs::metadata(real)
+        }
+        .map_err(|e| io_error(shown, &e))?;
         let kind = FileKind::of(&pre);
         if kind != FileKind::File {
             return Err(ScopeError::NotRegularFile {

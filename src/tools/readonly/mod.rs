@@ -7,11 +7,25 @@ use serde_json::{Map, Value, json};
 use super::Tool;
 
 pub mod args;
+mod cat;
+mod head;
 mod pwd;
+mod read_file;
+mod tail;
+mod text;
+
+#[cfg(test)]
+mod testutil;
 
 /// Every read-only tool.
 pub fn all() -> Vec<Arc<dyn Tool>> {
-    vec![Arc::new(pwd::Pwd::new())]
+    vec![
+        Arc::new(read_file::ReadFile::new()),
+        Arc::new(cat::Cat::new()),
+        Arc::new(head::Head::new()),
+        Arc::new(tail::Tail::new()),
+        Arc::new(pwd::Pwd::new()),
+    ]
 }
 
 /// Build an object schema from `properties` and the `required` names.

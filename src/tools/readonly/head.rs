@@ -1,0 +1,194 @@
+//! `head`: the first lines of a text file.
+
+use std::io::{BufRead, BufReader, Read};
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::text::{self, Opened};
+use super::{args, object_schema};
+use crate::scope::Scope;
+use crate::supervisor::{Subject, ToolKind};
+use crate::tools::{
+    Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
+};
+
+/// Lines shown by default.
+pub(crate) const DEFAULT_LINES: u64 = 10;
+/// Most lines one call may ask for.
+pub(crate) const MAX_LINES: u64 = 10_000;
+
+/// The `head` tool.
+pub struct Head {
+    spec: ToolSpec,
+}
+
+impl Head {
+    /// Build it.
+    pub fn new() -> Self {
+        Self {
+            spec: ToolSpec {
+                name: "head",
+                title: "First lines of a file",
+                description: "Print the first `lines` lines of a text file, as they are (no line \
+                    numbers). Binary files are refused (their size is given).",
+                kind: ToolKind::Read,
+                input_schema: object_schema(
+                    json!({
+                        "path": text::path_prop("File to read, relative to the workspace."),
+                        "lines": text::int_prop("How many lines.", DEFAULT_LINES, 0, MAX_LINES),
+                    }),
+                    &["path"],
+                ),
+            },
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LinesArgs {
+    pub path: String,
+    #[serde(default = "default_lines")]
+    pub lines: u64,
+}
+
+fn default_lines() -> u64 {
+    DEFAULT_LINES
+}
+
+impl Tool for Head {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn prepare(
+        &self,
+        a: &Map<String, Value>,
+        scope: &Scope,
+    ) -> Result<Box<dyn Invocation>, ToolError> {
+        let name = self.spec.name;
+        let a: LinesArgs = args::parse(name, a)?;
+        let lines = args::check_range(name, "lines", a.lines, 0, MAX_LINES)?;
+        Ok(Box::new(HeadCall {
+            file: Opened::open(scope, &a.path)?,
+            lines,
+        }))
+    }
+}
+
+struct HeadCall {
+    file: Opened,
+    lines: u64,
+}
+
+impl Invocation for HeadCall {
+    fn summary(&self) -> String {
+        format!("head -n {} {}", self.lines, self.file.shown)
+    }
+
+    fn subject(&self) -> Subject {
+        self.file.subject()
+    }
+
+    fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
+        run_blocking(ctx, move |ctx| head(&self, ctx))
+    }
+}
+
+fn head(call: &HeadCall, ctx: &RunContext) -> ToolOutput {
+    let f = &call.file;
+    let size = f.size();
+    let max = ctx.limits.max_read_bytes;
+    let mut first = Vec::new();
+    let mut r: &std::fs::File = &f.file;
+    if let Err(e) = r
+        .by_ref()
+        .take((text::BINARY_SNIFF as u64).min(max))
+        .read_to_end(&mut first)
+    {
+        return ToolOutput::error(format!("{}: cannot read: {e}", f.shown));
+    }
+    if text::is_binary(&first) {
+        return ToolOutput::error(text::binary_message(&f.shown, size));
+    }
+    let rest = max.saturating_sub(first.len() as u64);
+    let mut reader = BufReader::new(std::io::Cursor::new(first).chain(r.take(rest)));
+    let mut buf = text::out_buf(ctx);
+    let mut line = Vec::new();
+    let mut read_total: u64 = 0;
+    let mut shown = 0;
+    while shown < call.lines {
+        if shown % 512 == 511 && ctx.should_stop() {
+            break;
+        }
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(n) => read_total += n as u64,
+            Err(e) => return ToolOutput::error(format!("{}: cannot read: {e}", f.shown)),
+        }
+        shown += 1;
+        if !buf.push(&String::from_utf8_lossy(&line)) {
+            break;
+        }
+    }
+    let hit_limit = read_total >= max && size > max;
+    let cut = (hit_limit && (shown < call.lines || !line.ends_with(b"\n")))
+        .then(|| text::read_limit_note(ctx, size));
+    text::finish(buf, ctx, cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::readonly::testutil::{prepare_err, run, run_with};
+
+    #[test]
+    fn first_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let body: String = (1..=30).map(|i| format!("l{i}\n")).collect();
+        std::fs::write(dir.path().join("a.txt"), &body).unwrap();
+        let out = run(&Head::new(), dir.path(), json!({"path": "a.txt"}));
+        assert_eq!(
+            out.text,
+            (1..=10).map(|i| format!("l{i}\n")).collect::<String>()
+        );
+        let out = run(
+            &Head::new(),
+            dir.path(),
+            json!({"path": "a.txt", "lines": 0}),
+        );
+        assert_eq!(out.text, "");
+        let out = run(
+            &Head::new(),
+            dir.path(),
+            json!({"path": "a.txt", "lines": 100}),
+        );
+        assert_eq!(out.text, body);
+        assert!(!out.truncated);
+        let e = prepare_err(
+            &Head::new(),
+            dir.path(),
+            json!({"path": "a.txt", "lines": 10001}),
+        );
+        assert!(e.to_string().contains("between 0 and 10000"), "{e}");
+    }
+
+    #[test]
+    fn read_limit_and_binary() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("long.txt"), "y".repeat(50_000)).unwrap();
+        let out = run_with(
+            &Head::new(),
+            dir.path(),
+            json!({"path": "long.txt", "lines": 1}),
+            |l| l.max_read_bytes = 20_000,
+        );
+        assert!(out.truncated, "{}", out.text);
+        assert!(out.text.contains("read limit of 20000 bytes"));
+        std::fs::write(dir.path().join("b"), b"a\nb\0").unwrap();
+        let out = run(&Head::new(), dir.path(), json!({"path": "b"}));
+        assert!(out.is_error && out.text.contains("binary"));
+    }
+}

@@ -1,0 +1,71 @@
+//! Helpers for the read-only tools' unit tests: a scope over a temp dir
+//! with the default exclusions, a run context, and running a tool.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::scope::{DEFAULT_EXCLUDED, Scope};
+use crate::supervisor::{AgentInfo, EventBus};
+use crate::tools::{Limits, RunContext, Tool, ToolError, ToolOutput};
+
+/// A scope of `dir` with the default exclusions.
+pub(crate) fn scope_in(dir: &Path) -> Scope {
+    let excluded: Vec<String> = DEFAULT_EXCLUDED.iter().map(|s| s.to_string()).collect();
+    Scope::new(dir, &[], &excluded).unwrap()
+}
+
+/// A run context with the default limits.
+pub(crate) fn ctx(scope: &Scope) -> RunContext {
+    RunContext {
+        call_id: 1,
+        agent: AgentInfo {
+            id: 1,
+            name: "test".into(),
+            version: None,
+        },
+        scope: Arc::new(scope.clone()),
+        limits: Limits::default(),
+        cancel: CancellationToken::new(),
+        deadline: Instant::now() + Duration::from_secs(10),
+        events: EventBus::default(),
+    }
+}
+
+/// Prepare and run `tool` in `dir` with `args`, the limits adjusted by `f`.
+pub(crate) fn run_with(
+    tool: &dyn Tool,
+    dir: &Path,
+    args: Value,
+    f: impl FnOnce(&mut Limits),
+) -> ToolOutput {
+    let scope = scope_in(dir);
+    let inv = match tool.prepare(args.as_object().unwrap(), &scope) {
+        Ok(inv) => inv,
+        Err(e) => panic!("prepare failed: {e}"),
+    };
+    let mut c = ctx(&scope);
+    f(&mut c.limits);
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(inv.run(c))
+}
+
+/// Prepare and run `tool` in `dir` with `args` and the default limits.
+pub(crate) fn run(tool: &dyn Tool, dir: &Path, args: Value) -> ToolOutput {
+    run_with(tool, dir, args, |_| {})
+}
+
+/// The error `prepare` returns for `args` (panics if it succeeds).
+pub(crate) fn prepare_err(tool: &dyn Tool, dir: &Path, args: Value) -> ToolError {
+    let scope = scope_in(dir);
+    match tool.prepare(args.as_object().unwrap(), &scope) {
+        Ok(inv) => panic!("prepare succeeded: {}", inv.summary()),
+        Err(e) => e,
+    }
+}

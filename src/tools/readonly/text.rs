@@ -1,0 +1,211 @@
+//! Shared helpers for the read-only tools: the opened file a call reads,
+//! bounded reads, binary detection, lossy text and output buffers sized to
+//! the call's limits.
+
+use std::fs::{File, Metadata};
+use std::io::{self, Read};
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::scope::Scope;
+use crate::supervisor::Subject;
+use crate::tools::{OutputBuf, RunContext, ToolError, ToolOutput};
+
+/// How much of a file's start is checked for a NUL byte.
+pub(crate) const BINARY_SNIFF: usize = 8 * 1024;
+
+/// Bytes kept free in the output for the closing notes.
+const NOTE_ROOM: usize = 512;
+
+/// A regular file opened and checked by the scope when the call was
+/// prepared; the call reads exactly this object.
+pub(crate) struct Opened {
+    /// The path as the agent gave it.
+    pub shown: String,
+    /// Its canonical path.
+    pub real: PathBuf,
+    /// The open file.
+    pub file: File,
+    /// `fstat` at open time.
+    pub meta: Metadata,
+}
+
+impl Opened {
+    /// Resolve, check and open `path` (refuses directories, FIFOs, devices,
+    /// sockets, excluded and out-of-scope paths).
+    pub fn open(scope: &Scope, path: &str) -> Result<Self, ToolError> {
+        let (file, real, meta) = scope.open_file(path)?;
+        Ok(Self {
+            shown: path.to_string(),
+            real,
+            file,
+            meta,
+        })
+    }
+
+    /// The policy subject: this file.
+    pub fn subject(&self) -> Subject {
+        Subject::Paths {
+            paths: vec![self.real.clone()],
+        }
+    }
+
+    /// The file's size from `fstat`.
+    pub fn size(&self) -> u64 {
+        self.meta.len()
+    }
+}
+
+/// What a bounded read got.
+pub(crate) struct Bounded {
+    /// The bytes read.
+    pub bytes: Vec<u8>,
+    /// True when the file has more than was read (the read limit was hit).
+    pub cut: bool,
+}
+
+/// Read at most `max` bytes of `file` from its current position.
+pub(crate) fn read_bounded(file: &File, size: u64, max: u64) -> io::Result<Bounded> {
+    let mut bytes = Vec::with_capacity(size.min(max).min(1 << 20) as usize);
+    let r: &File = file;
+    r.take(max).read_to_end(&mut bytes)?;
+    let cut = bytes.len() as u64 >= max && size > max;
+    Ok(Bounded { bytes, cut })
+}
+
+/// True when `bytes` (a file's start) has a NUL byte in its first 8 KiB.
+pub(crate) fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0)
+}
+
+/// The message for a binary file a text tool will not dump.
+pub(crate) fn binary_message(shown: &str, size: u64) -> String {
+    format!(
+        "{shown}: binary file ({size} bytes; a NUL byte in its first 8 KiB); its content is not shown. \
+         Use stat or wc for its size."
+    )
+}
+
+/// An output buffer sized to the call's output limit, with room for notes.
+pub(crate) fn out_buf(ctx: &RunContext) -> OutputBuf {
+    OutputBuf::new(
+        ctx.limits
+            .max_output_bytes
+            .saturating_sub(NOTE_ROOM)
+            .max(256),
+    )
+}
+
+/// The note for a cut caused by the read limit.
+pub(crate) fn read_limit_note(ctx: &RunContext, size: u64) -> String {
+    format!(
+        "read limit of {} bytes reached (limits.max_read_bytes); the file is {size} bytes",
+        ctx.limits.max_read_bytes
+    )
+}
+
+/// The note for a cut caused by the output limit.
+pub(crate) fn output_limit_note(ctx: &RunContext) -> String {
+    format!(
+        "output limit of {} bytes reached (limits.max_output_bytes)",
+        ctx.limits.max_output_bytes
+    )
+}
+
+/// Add a closing note in brackets on its own line (after the output
+/// buffer was finished; the buffer kept room for it).
+pub(crate) fn append_note(out: &mut ToolOutput, note: &str) {
+    if !out.text.is_empty() && !out.text.ends_with('\n') {
+        out.text.push('\n');
+    }
+    out.text.push('[');
+    out.text.push_str(note);
+    out.text.push_str("]\n");
+}
+
+/// Finish a buffer: the output-limit note wins, else `cut_note` when the
+/// read was cut; the result is marked truncated in both cases.
+pub(crate) fn finish(mut buf: OutputBuf, ctx: &RunContext, cut_note: Option<String>) -> ToolOutput {
+    if buf.is_truncated() {
+        return buf.finish(&output_limit_note(ctx));
+    }
+    match cut_note {
+        Some(note) => {
+            buf.mark_truncated();
+            buf.finish(&note)
+        }
+        None => buf.finish(""),
+    }
+}
+
+/// Cut a line for display at `max` bytes (on a character boundary), saying
+/// how much was left out.
+pub(crate) fn clip_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if line.len() <= max {
+        return line.into();
+    }
+    let mut cut = max;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{} …[{} more bytes on this line]",
+        &line[..cut],
+        line.len() - cut
+    )
+    .into()
+}
+
+/// The lines of `text` without their `\n` terminators (a final newline
+/// does not start another line).
+pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let empty = text.is_empty();
+    body.split('\n').filter(move |_| !empty)
+}
+
+/// A JSON schema property for a path.
+pub(crate) fn path_prop(description: &str) -> Value {
+    json!({ "type": "string", "description": description })
+}
+
+/// A JSON schema property for a bounded integer with a default.
+pub(crate) fn int_prop(description: &str, default: u64, min: u64, max: u64) -> Value {
+    json!({
+        "type": "integer",
+        "description": description,
+        "default": default,
+        "minimum": min,
+        "maximum": max,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_like_a_text_file() {
+        assert_eq!(lines("").count(), 0);
+        assert_eq!(lines("a").collect::<Vec<_>>(), ["a"]);
+        assert_eq!(lines("a\n").collect::<Vec<_>>(), ["a"]);
+        assert_eq!(lines("a\n\nb").collect::<Vec<_>>(), ["a", "", "b"]);
+        assert_eq!(lines("\n").collect::<Vec<_>>(), [""]);
+    }
+
+    #[test]
+    fn clip_line_cuts_on_char_boundary() {
+        assert_eq!(clip_line("short", 10), "short");
+        let s = clip_line("ééé", 3);
+        assert!(s.starts_with("é …[4 more bytes"), "{s}");
+    }
+
+    #[test]
+    fn binary_sniff_only_looks_at_the_start() {
+        assert!(is_binary(b"ab\0c"));
+        let mut late = vec![b'a'; BINARY_SNIFF];
+        late.push(0);
+        assert!(!is_binary(&late));
+    }
+}
