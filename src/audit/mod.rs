@@ -12,6 +12,6 @@ mod record;
 mod verify;
 mod writer;
 
-pub use record::{AuditEvent, FORMAT_VERSION, bounded_args, excerpt};
+pub use record::{AuditEvent, ChangeRecord, FORMAT_VERSION, bounded_args, excerpt};
 pub use verify::{VerifyError, VerifyReport, verify_file, verify_reader};
 pub use writer::{AuditError, AuditLog, GENESIS};

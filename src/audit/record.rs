@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::supervisor::{AgentInfo, CallId, CallInfo, Decision};
+use crate::supervisor::{AgentInfo, CallId, CallInfo, Decision, WriteAction};
 
 /// The trail format version, in every line's `v`.
 pub const FORMAT_VERSION: u32 = 1;
@@ -78,12 +78,36 @@ pub enum AuditEvent {
         output_sha256: String,
         /// The first part of the text returned.
         excerpt: String,
+        /// For writes: the change that was proposed (and, if the status is
+        /// `ok`, made).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        change: Option<ChangeRecord>,
     },
     /// The supervisor session ended cleanly.
     SessionEnd {
         /// Why (`shutdown`, `stdin closed` …).
         reason: String,
     },
+}
+
+/// A file change as kept in the trail.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ChangeRecord {
+    /// The file.
+    pub path: String,
+    /// Create, overwrite, append or edit.
+    pub action: WriteAction,
+    /// `+a −b`, or the sizes for binary content.
+    pub summary: String,
+    /// The unified diff, bounded (see `diff_truncated`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Hex sha256 of the whole diff.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff_sha256: Option<String>,
+    /// The diff was longer than what is kept.
+    #[serde(default)]
+    pub diff_truncated: bool,
 }
 
 /// Longest string argument kept verbatim in the trail.

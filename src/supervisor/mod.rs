@@ -9,7 +9,7 @@ mod pipeline;
 #[cfg(test)]
 mod tests;
 
-pub use call::{AgentInfo, CallId, CallInfo, Subject, ToolKind};
+pub use call::{AgentInfo, CallId, CallInfo, Proposal, Subject, ToolKind, WriteAction};
 pub use confirm::{
     ApproveAllConfirmer, ConfirmRequest, Confirmer, HEADLESS_MESSAGE, HeadlessConfirmer,
 };

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
-use super::call::{AgentInfo, CallId, CallInfo, ToolKind};
+use super::call::{AgentInfo, CallId, CallInfo, Proposal, ToolKind};
 use super::confirm::{ConfirmRequest, Confirmer};
 use super::decision::{DecidedBy, Decision, PolicyVerdict, Verdict};
 use super::events::{CallOutcome, Event, EventBus};
@@ -26,6 +26,9 @@ const WAIT_TICK: Duration = Duration::from_secs(5);
 
 /// Most bytes of a result kept as the audit excerpt.
 const EXCERPT_BYTES: usize = 512;
+
+/// Most bytes of a write's diff kept in the audit trail.
+const MAX_AUDIT_DIFF: usize = 64 * 1024;
 
 /// A call that cannot get a tool result at all (JSON-RPC errors).
 #[derive(Debug, thiserror::Error)]
@@ -197,6 +200,7 @@ impl Supervisor {
             args: bounded_args(&Value::Object(args.clone())),
             summary: String::new(),
             received_at,
+            proposal: None,
         };
 
         // 1. The tool must exist.
@@ -214,7 +218,20 @@ impl Supervisor {
         info.kind = Some(kind);
 
         // 2. Arguments and path scope: refused outright, never prompted.
-        let invocation = match tool.prepare(&args, &self.scope) {
+        // Preparing may read files (a write's diff), so it runs off the
+        // async threads.
+        let prepared = {
+            let (tool, scope) = (tool.clone(), self.scope.clone());
+            tokio::task::spawn_blocking(move || tool.prepare(&args, &scope)).await
+        };
+        let prepared = match prepared {
+            Ok(p) => p,
+            Err(e) => Err(ToolError::InvalidArguments {
+                tool: tool_name.to_string(),
+                message: format!("internal error while preparing the call: {e}"),
+            }),
+        };
+        let invocation = match prepared {
             Ok(inv) => inv,
             Err(e) => {
                 info.summary = format!("{} (refused)", tool_name);
@@ -229,6 +246,7 @@ impl Supervisor {
             }
         };
         info.summary = invocation.summary();
+        info.proposal = invocation.proposal().map(Arc::new);
         self.audit
             .append(&AuditEvent::CallRequested { call: info.clone() })?;
         self.events.emit(Event::CallReceived(info.clone()));
@@ -248,7 +266,13 @@ impl Supervisor {
         });
         if !decision.approved {
             let out = ToolOutput::error(refusal_message(&decision));
-            self.finish(id, decision.refusal_status(), &out, started);
+            self.finish(
+                id,
+                decision.refusal_status(),
+                &out,
+                started,
+                info.proposal.as_deref(),
+            );
             return Ok(out);
         }
 
@@ -287,7 +311,7 @@ impl Supervisor {
             (out, s)
         };
         cap_output(&mut out, self.limits.max_output_bytes.max(1024));
-        self.finish(id, status, &out, started);
+        self.finish(id, status, &out, started, info.proposal.as_deref());
         Ok(out)
     }
 
@@ -378,13 +402,22 @@ impl Supervisor {
             decision.refusal_status(),
             &ToolOutput::error(text),
             started,
+            None,
         );
         Ok(())
     }
 
     /// Audit and announce how a call ended.
-    fn finish(&self, id: CallId, status: &str, out: &ToolOutput, started: Instant) {
+    fn finish(
+        &self,
+        id: CallId,
+        status: &str,
+        out: &ToolOutput,
+        started: Instant,
+        proposal: Option<&Proposal>,
+    ) {
         let duration_ms = started.elapsed().as_millis() as u64;
+        let diff = proposal.and_then(|p| p.diff.as_deref());
         self.record(&AuditEvent::CallFinished {
             call_id: id,
             status: status.to_string(),
@@ -394,6 +427,14 @@ impl Supervisor {
             output_bytes: out.text.len(),
             output_sha256: hex::encode(Sha256::digest(out.text.as_bytes())),
             excerpt: excerpt(&out.text, EXCERPT_BYTES),
+            change: proposal.map(|p| crate::audit::ChangeRecord {
+                path: p.path.clone(),
+                action: p.action,
+                summary: p.summary(),
+                diff: diff.map(|d| excerpt(d, MAX_AUDIT_DIFF)),
+                diff_sha256: diff.map(|d| hex::encode(Sha256::digest(d.as_bytes()))),
+                diff_truncated: diff.is_some_and(|d| d.len() > MAX_AUDIT_DIFF),
+            }),
         });
         self.events.emit(Event::CallFinished {
             id,

@@ -99,6 +99,10 @@ pub trait Invocation: Send + 'static {
     fn summary(&self) -> String;
     /// What the policy matches against.
     fn subject(&self) -> Subject;
+    /// For writes: the change, shown to the human before it is approved.
+    fn proposal(&self) -> Option<crate::supervisor::Proposal> {
+        None
+    }
     /// Run it. Errors are results with `is_error`; timeouts and
     /// cancellation are handled by the pipeline around this future.
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture;
@@ -171,7 +175,7 @@ impl ToolRegistry {
     /// Every built-in tool.
     pub fn all() -> Self {
         let mut reg = Self::default();
-        for tool in readonly::all() {
+        for tool in readonly::all().into_iter().chain(write::all()) {
             reg.tools.insert(tool.spec().name, tool);
         }
         reg
@@ -235,3 +239,4 @@ impl ToolRegistry {
 }
 
 pub mod readonly;
+pub mod write;

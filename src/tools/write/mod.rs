@@ -1,0 +1,348 @@
+//! `write_file` and `edit_file`: exact, atomic writes whose diff the human
+//! sees before anything touches the disk.
+
+mod apply;
+mod edit;
+mod proposal;
+mod target;
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+pub use apply::{Staged, WriteError};
+pub use proposal::{is_binary, propose};
+pub use target::{PROTECTED, Target, resolve};
+
+use super::readonly::{args, object_schema};
+use super::{
+    Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
+};
+use crate::scope::Scope;
+use crate::supervisor::{Proposal, Subject, ToolKind, WriteAction};
+
+/// Largest file the write tools read or produce (64 MiB).
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Both write tools.
+pub fn all() -> Vec<Arc<dyn Tool>> {
+    vec![Arc::new(WriteFile::new()), Arc::new(EditFile::new())]
+}
+
+/// `write_file`.
+pub struct WriteFile {
+    spec: ToolSpec,
+}
+
+/// `edit_file`.
+pub struct EditFile {
+    spec: ToolSpec,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WriteArgs {
+    path: String,
+    content: String,
+    #[serde(default)]
+    append: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditArgs {
+    path: String,
+    old_text: String,
+    new_text: String,
+    #[serde(default)]
+    replace_all: bool,
+}
+
+impl WriteFile {
+    /// Build it.
+    pub fn new() -> Self {
+        let schema = object_schema(
+            json!({
+                "path": {"type": "string", "description": "File to write, relative to the workspace. Parent directories are created."},
+                "content": {"type": "string", "description": "The full new content (or the text to append)."},
+                "append": {"type": "boolean", "default": false, "description": "Append content to the end instead of replacing the file."}
+            }),
+            &["path", "content"],
+        );
+        Self {
+            spec: ToolSpec {
+                name: "write_file",
+                title: "Write file",
+                description: "Create or overwrite a file in the workspace (or append to it). The user sees a diff and approves it before anything is written; the write is atomic. Use edit_file to change part of an existing file.",
+                kind: ToolKind::Write,
+                input_schema: schema,
+            },
+        }
+    }
+}
+
+impl Default for WriteFile {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EditFile {
+    /// Build it.
+    pub fn new() -> Self {
+        let schema = object_schema(
+            json!({
+                "path": {"type": "string", "description": "File to edit, relative to the workspace."},
+                "old_text": {"type": "string", "description": "Exact text to replace, including indentation; must occur exactly once unless replace_all is set."},
+                "new_text": {"type": "string", "description": "The replacement text."},
+                "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence of old_text."}
+            }),
+            &["path", "old_text", "new_text"],
+        );
+        Self {
+            spec: ToolSpec {
+                name: "edit_file",
+                title: "Edit file",
+                description: "Replace exact text in an existing file. old_text must match the file exactly (copy it from read_file, without line-number prefixes) and occur once unless replace_all is true. Line endings and the final newline are preserved. The user sees a diff and approves it before anything is written.",
+                kind: ToolKind::Write,
+                input_schema: schema,
+            },
+        }
+    }
+}
+
+impl Default for EditFile {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn failed(tool: &str, e: impl std::fmt::Display) -> ToolError {
+    args::invalid(tool, e.to_string())
+}
+
+/// The target and its current content and mode (None: no such file).
+fn current(
+    scope: &Scope,
+    tool: &str,
+    path: &str,
+) -> Result<(Target, Option<(Vec<u8>, u32)>), ToolError> {
+    let target = resolve(scope, path)?;
+    if target.existing_ancestor != target.dir {
+        return Ok((target, None));
+    }
+    let dir = apply::open_dir(scope, &target, false).map_err(|e| to_tool_error(tool, e))?;
+    let cur = apply::read_current(&dir, &target.name, path, MAX_FILE_BYTES)
+        .map_err(|e| to_tool_error(tool, e))?;
+    Ok((target, cur))
+}
+
+fn to_tool_error(tool: &str, e: WriteError) -> ToolError {
+    match e {
+        WriteError::Scope(s) => ToolError::Scope(s),
+        other => failed(tool, other),
+    }
+}
+
+impl Tool for WriteFile {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn prepare(
+        &self,
+        a: &Map<String, Value>,
+        scope: &Scope,
+    ) -> Result<Box<dyn Invocation>, ToolError> {
+        let name = self.spec.name;
+        let a: WriteArgs = args::parse(name, a)?;
+        let (target, cur) = current(scope, name, &a.path)?;
+        let (old, mode) = match cur {
+            Some((bytes, mode)) => (Some(bytes), Some(mode)),
+            None => (None, None),
+        };
+        let (action, new) = match (&old, a.append) {
+            (None, _) => (WriteAction::Create, a.content.into_bytes()),
+            (Some(o), true) => {
+                let mut n = o.clone();
+                n.extend_from_slice(a.content.as_bytes());
+                (WriteAction::Append, n)
+            }
+            (Some(_), false) => (WriteAction::Overwrite, a.content.into_bytes()),
+        };
+        if new.len() as u64 > MAX_FILE_BYTES {
+            return Err(failed(
+                name,
+                format!(
+                    "the result would be {} bytes; airlock writes files up to {MAX_FILE_BYTES} bytes",
+                    new.len()
+                ),
+            ));
+        }
+        let shown = scope.display(&target.path());
+        let proposal = propose(&shown, action, old.as_deref(), &new);
+        Ok(Box::new(WriteCall {
+            tool: name,
+            target,
+            shown,
+            base: old.as_deref().map(digest),
+            new,
+            mode,
+            proposal,
+            note: None,
+        }))
+    }
+}
+
+impl Tool for EditFile {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn prepare(
+        &self,
+        a: &Map<String, Value>,
+        scope: &Scope,
+    ) -> Result<Box<dyn Invocation>, ToolError> {
+        let name = self.spec.name;
+        let a: EditArgs = args::parse(name, a)?;
+        let (target, cur) = current(scope, name, &a.path)?;
+        let Some((old, mode)) = cur else {
+            return Err(failed(
+                name,
+                format!("{}: not found; use write_file to create a new file", a.path),
+            ));
+        };
+        if is_binary(&old) {
+            return Err(failed(
+                name,
+                format!("{}: binary file; edit_file changes text files only", a.path),
+            ));
+        }
+        let text = String::from_utf8_lossy(&old);
+        let (new, count) = edit::replace(&text, &a.old_text, &a.new_text, a.replace_all)
+            .map_err(|m| failed(name, format!("{}: {m}", a.path)))?;
+        let new = new.into_bytes();
+        if new.len() as u64 > MAX_FILE_BYTES {
+            return Err(failed(
+                name,
+                format!(
+                    "the result would be {} bytes; airlock writes files up to {MAX_FILE_BYTES} bytes",
+                    new.len()
+                ),
+            ));
+        }
+        let shown = scope.display(&target.path());
+        let proposal = propose(&shown, WriteAction::Edit, Some(&old), &new);
+        let note = Some(if count == 1 {
+            "replaced 1 occurrence".to_string()
+        } else {
+            format!("replaced {count} occurrences")
+        });
+        Ok(Box::new(WriteCall {
+            tool: name,
+            target,
+            shown,
+            base: Some(digest(&old)),
+            new,
+            mode: Some(mode),
+            proposal,
+            note,
+        }))
+    }
+}
+
+fn digest(b: &[u8]) -> [u8; 32] {
+    Sha256::digest(b).into()
+}
+
+/// A prepared write: what to write, and what the file held when the diff
+/// was computed.
+struct WriteCall {
+    tool: &'static str,
+    target: Target,
+    shown: String,
+    base: Option<[u8; 32]>,
+    new: Vec<u8>,
+    mode: Option<u32>,
+    proposal: Proposal,
+    note: Option<String>,
+}
+
+impl Invocation for WriteCall {
+    fn summary(&self) -> String {
+        let verb = match self.proposal.action {
+            WriteAction::Create => "create",
+            WriteAction::Overwrite => "overwrite",
+            WriteAction::Append => "append to",
+            WriteAction::Edit => "edit",
+        };
+        format!("{verb} {} ({})", self.shown, self.proposal.summary())
+    }
+
+    fn subject(&self) -> Subject {
+        Subject::Paths {
+            paths: vec![self.target.path()],
+        }
+    }
+
+    fn proposal(&self) -> Option<Proposal> {
+        Some(self.proposal.clone())
+    }
+
+    fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
+        run_blocking(ctx, move |ctx| match self.write(&ctx.scope) {
+            Ok(out) => out,
+            Err(e) => ToolOutput::error(format!("{}: nothing was written: {e}", self.tool)),
+        })
+    }
+}
+
+impl WriteCall {
+    fn write(&self, scope: &Scope) -> Result<ToolOutput, WriteError> {
+        let dir = apply::open_dir(scope, &self.target, true)?;
+        let now = apply::read_current(&dir, &self.target.name, &self.shown, MAX_FILE_BYTES)?;
+        if now.as_ref().map(|(b, _)| digest(b)) != self.base {
+            return Ok(ToolOutput::error(format!(
+                "{} changed after the change was proposed (while it waited for approval); nothing was written. \
+                 Read the file again and redo the {}.",
+                self.shown,
+                if self.tool == "edit_file" {
+                    "edit"
+                } else {
+                    "write"
+                }
+            )));
+        }
+        apply::Staged::write(dir, &self.target.name, &self.shown, &self.new, self.mode)?
+            .commit()?;
+        let p = &self.proposal;
+        let what = match p.action {
+            WriteAction::Create => "created",
+            WriteAction::Overwrite => "overwrote",
+            WriteAction::Append => "appended to",
+            WriteAction::Edit => "edited",
+        };
+        let note = self
+            .note
+            .as_deref()
+            .map(|n| format!(", {n}"))
+            .unwrap_or_default();
+        let text = format!(
+            "{what} {} ({} bytes, {}{note})",
+            self.shown,
+            self.new.len(),
+            p.summary()
+        );
+        Ok(ToolOutput::ok(text).with_structured(json!({
+            "path": self.shown,
+            "action": p.action,
+            "bytes": self.new.len(),
+            "added": p.added,
+            "removed": p.removed,
+            "binary": p.binary,
+        })))
+    }
+}

@@ -1,0 +1,161 @@
+//! Where a write may go: resolving a target path inside the write scope.
+
+use std::path::{Path, PathBuf};
+
+use crate::scope::{FileKind, Scope, ScopeError};
+
+/// Names inside the workspace that writes never touch, whatever the
+/// exclusions say: git's internals and airlock's own project config.
+pub const PROTECTED: &[&str] = &[".git", crate::config::PROJECT_CONFIG];
+
+/// A checked write target.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The path as the agent gave it.
+    pub shown: String,
+    /// The canonical directory the file lives in (may not exist yet).
+    pub dir: PathBuf,
+    /// The file name inside `dir`.
+    pub name: std::ffi::OsString,
+    /// The first ancestor of `dir` that exists (canonical); directories
+    /// below it are created on write.
+    pub existing_ancestor: PathBuf,
+}
+
+impl Target {
+    /// The full canonical path.
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(&self.name)
+    }
+}
+
+/// Resolve `path` for writing: relative to the workspace; an existing
+/// symlink is followed (and must stay in scope); a missing file's deepest
+/// existing ancestor is canonicalised and the rest appended. The result
+/// must be in a root, not excluded, not protected, and not an existing
+/// non-regular file.
+pub fn resolve(scope: &Scope, path: &str) -> Result<Target, ScopeError> {
+    let lexical = scope.absolute(path)?;
+    check_names(scope, path, &lexical)?;
+    let real = match std::fs::symlink_metadata(&lexical) {
+        Ok(_) => std::fs::canonicalize(&lexical).map_err(|e| io(path, &e))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let (ancestor, rest) = split_existing(&lexical).map_err(|e| io(path, &e))?;
+            let canon = std::fs::canonicalize(&ancestor).map_err(|e| io(path, &e))?;
+            if !canon.is_dir() {
+                let kind = std::fs::metadata(&canon)
+                    .map(|m| FileKind::of(&m).as_str().to_string())
+                    .unwrap_or_else(|_| "file".into());
+                return Err(ScopeError::NotADirectory {
+                    path: scope.display(&canon),
+                    kind,
+                });
+            }
+            canon.join(rest)
+        }
+        Err(e) => return Err(io(path, &e)),
+    };
+    scope.check_real(path, &real)?;
+    check_names(scope, path, &real)?;
+    if let Ok(meta) = std::fs::metadata(&real) {
+        let kind = FileKind::of(&meta);
+        if kind != FileKind::File {
+            return Err(ScopeError::NotRegularFile {
+                path: path.to_string(),
+                kind: kind.as_str().into(),
+            });
+        }
+    }
+    let (Some(dir), Some(name)) = (real.parent(), real.file_name()) else {
+        return Err(ScopeError::Invalid {
+            path: path.into(),
+            message: "not a file path".into(),
+        });
+    };
+    let (existing_ancestor, _) = split_existing(dir).map_err(|e| io(path, &e))?;
+    Ok(Target {
+        shown: path.to_string(),
+        dir: dir.to_path_buf(),
+        name: name.to_os_string(),
+        existing_ancestor,
+    })
+}
+
+/// Refuse excluded and protected names (checked on the lexical path and
+/// on the resolved one).
+fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
+    let Some(root) = scope.root_of(p) else {
+        return Ok(()); // the root check reports it
+    };
+    let Ok(rel) = p.strip_prefix(root) else {
+        return Ok(());
+    };
+    if let Some(pattern) = scope.exclusions().matches(rel) {
+        return Err(ScopeError::Excluded {
+            path: shown.to_string(),
+            pattern: pattern.to_string(),
+        });
+    }
+    let first = rel.components().next().map(|c| c.as_os_str());
+    let in_git = rel.components().any(|c| c.as_os_str() == ".git");
+    let is_project_config = root == scope.workspace()
+        && first.is_some_and(|f| f == crate::config::PROJECT_CONFIG)
+        && rel.components().count() == 1;
+    if in_git || is_project_config {
+        return Err(ScopeError::Excluded {
+            path: shown.to_string(),
+            pattern: if in_git {
+                ".git (protected)".into()
+            } else {
+                format!("{} (protected)", crate::config::PROJECT_CONFIG)
+            },
+        });
+    }
+    Ok(())
+}
+
+/// Split `p` into its deepest existing ancestor and the missing rest.
+fn split_existing(p: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+    let mut ancestor = p.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        match std::fs::symlink_metadata(&ancestor) {
+            Ok(_) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let Some(name) = ancestor.file_name() else {
+                    return Err(e);
+                };
+                rest.push(name.to_os_string());
+                if !ancestor.pop() {
+                    return Err(e);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let rest: PathBuf = rest.iter().rev().collect();
+    Ok((ancestor, rest))
+}
+
+fn io(path: &str, e: &std::io::Error) -> ScopeError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        return ScopeError::NotFound {
+            path: path.to_string(),
+        };
+    }
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        return ScopeError::Io {
+            path: path.to_string(),
+            message: "too many levels of symbolic links (a symlink loop)".into(),
+        };
+    }
+    ScopeError::Io {
+        path: path.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Show a list of protected names (for tool descriptions).
+pub fn protected_list() -> String {
+    PROTECTED.join(", ")
+}
