@@ -8,11 +8,15 @@ use super::Tool;
 
 pub mod args;
 mod cat;
+mod find;
+mod grep;
 mod head;
+mod ls;
 mod pwd;
 mod read_file;
 mod tail;
 mod text;
+mod walk;
 
 #[cfg(test)]
 mod testutil;
@@ -24,6 +28,9 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(cat::Cat::new()),
         Arc::new(head::Head::new()),
         Arc::new(tail::Tail::new()),
+        Arc::new(ls::Ls::new()),
+        Arc::new(find::Find::new()),
+        Arc::new(grep::Grep::new()),
         Arc::new(pwd::Pwd::new()),
     ]
 }

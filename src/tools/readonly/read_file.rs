@@ -159,7 +159,7 @@ fn read(call: &ReadFileCall, ctx: &RunContext) -> ToolOutput {
         .take(window as usize)
     {
         let n = i as u64 + 1;
-        if n % 512 == 0 && ctx.should_stop() {
+        if n.is_multiple_of(512) && ctx.should_stop() {
             stopped = true;
             break;
         }

@@ -150,10 +150,11 @@ fn tail(call: &TailCall, ctx: &RunContext) -> ToolOutput {
     }
     // Without enough breaks and the file's start not reached, the first
     // line in hand is partial: drop it unless it is all there is.
-    if seen < call.lines && pos > 0 {
-        if let Some(i) = tail[..body_end].iter().position(|b| *b == b'\n') {
-            start = i + 1;
-        }
+    if seen < call.lines
+        && pos > 0
+        && let Some(i) = tail[..body_end].iter().position(|b| *b == b'\n')
+    {
+        start = i + 1;
     }
     let mut buf = text::out_buf(ctx);
     buf.push(&String::from_utf8_lossy(&tail[start..]));
@@ -246,7 +247,8 @@ mod tests {
         assert!(out.text.contains("fewer than 5000 lines"), "{}", out.text);
         let body = out.text.split("\n[truncated").next().unwrap();
         assert!(
-            body.lines().all(|l| l.len() == 8 && (l.starts_with("l1299") || l == "l1300000")),
+            body.lines()
+                .all(|l| l.len() == 8 && (l.starts_with("l1299") || l == "l1300000")),
             "only whole lines: {body}"
         );
         assert!(body.ends_with("l1300000"));

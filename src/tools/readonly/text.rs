@@ -165,6 +165,30 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
     body.split('\n').filter(move |_| !empty)
 }
 
+/// A path or name for display on one line: control characters (a newline
+/// in a file name could fake further output) are escaped.
+pub(crate) fn escape(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// How to show a path to the agent: relative to the workspace when inside
+/// it, escaped.
+pub(crate) fn shown(scope: &Scope, path: &std::path::Path) -> String {
+    escape(&scope.display(path)).into_owned()
+}
+
 /// A JSON schema property for a path.
 pub(crate) fn path_prop(description: &str) -> Value {
     json!({ "type": "string", "description": description })
@@ -199,6 +223,12 @@ mod tests {
         assert_eq!(clip_line("short", 10), "short");
         let s = clip_line("ééé", 3);
         assert!(s.starts_with("é …[4 more bytes"), "{s}");
+    }
+
+    #[test]
+    fn escape_control_characters() {
+        assert_eq!(escape("a b/ü.txt"), "a b/ü.txt");
+        assert_eq!(escape("evil\nfake:1:line"), "evil\\nfake:1:line");
     }
 
     #[test]

@@ -1,0 +1,353 @@
+//! The directory walk behind `ls`, `find` and `grep`.
+//!
+//! It never follows symlinks (they are reported, not entered), skips
+//! excluded entries without naming them, lists each directory through the
+//! scope (the listed directory is the checked one), visits entries in name
+//! order, and stops at the entry limit, the deadline or cancellation.
+//!
+//! With `gitignore` on, `.gitignore` and `.ignore` files are honoured using
+//! the `ignore` crate's matcher. They are read through the scope like any
+//! other file (bounded, regular files only), never by the `ignore` crate's
+//! own walker, which would open a FIFO or `/dev/zero` named `.gitignore`.
+
+use std::ffi::OsString;
+use std::fs::Metadata;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::scope::{FileKind, Scope, ScopeError, io_error};
+use crate::supervisor::Subject;
+use crate::tools::RunContext;
+
+/// Largest ignore file read.
+const MAX_IGNORE_FILE: u64 = 256 * 1024;
+
+/// Ignore files honoured in each directory, later ones winning.
+const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore"];
+
+/// Where a walking tool starts: a resolved, checked path (a directory, or a
+/// single entry to report on its own).
+pub(crate) struct Start {
+    /// The path as the agent gave it.
+    pub shown: String,
+    /// Its canonical path.
+    pub real: PathBuf,
+    /// What it is (after following symlinks in the path).
+    pub kind: FileKind,
+}
+
+impl Start {
+    /// Resolve and check `path`.
+    pub fn resolve(scope: &Scope, path: &str) -> Result<Self, ScopeError> {
+        let real = scope.resolve(path)?;
+        let meta = std::fs::metadata(&real).map_err(|e| io_error(path, &e))?;
+        Ok(Self {
+            shown: path.to_string(),
+            kind: FileKind::of(&meta),
+            real,
+        })
+    }
+
+    /// The policy subject: this path.
+    pub fn subject(&self) -> Subject {
+        Subject::Paths {
+            paths: vec![self.real.clone()],
+        }
+    }
+}
+
+/// One entry found by a walk.
+pub(crate) struct Entry {
+    /// Its path: a canonical directory joined with the entry's name.
+    pub path: PathBuf,
+    /// 1 for the start directory's children.
+    pub depth: usize,
+    /// What it is (`lstat`: symlinks are symlinks).
+    pub kind: FileKind,
+    /// `lstat` metadata.
+    pub meta: Metadata,
+}
+
+/// What the callback wants next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// Keep walking.
+    Continue,
+    /// Stop the whole walk.
+    Stop,
+}
+
+/// How to walk.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WalkOptions {
+    /// Deepest level reported (1: the start's children only).
+    pub max_depth: usize,
+    /// Report names starting with `.`.
+    pub show_hidden: bool,
+    /// Honour `.gitignore` / `.ignore` files.
+    pub gitignore: bool,
+    /// Skip `.git` directories entirely.
+    pub skip_vcs: bool,
+}
+
+/// What a walk skipped and why it stopped.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct WalkStats {
+    /// Entries looked at (counted against `limits.max_entries`).
+    pub visited: usize,
+    /// Entries hidden because they match an exclusion pattern.
+    pub excluded: usize,
+    /// Dot entries not shown.
+    pub hidden: usize,
+    /// Entries skipped by ignore files (and `.git`).
+    pub ignored: usize,
+    /// Directories or entries that could not be read.
+    pub unreadable: usize,
+    /// The entry limit was reached.
+    pub entry_limit: bool,
+    /// The deadline passed or the call was cancelled.
+    pub stopped: bool,
+}
+
+/// A walk over one start directory.
+pub(crate) struct Walker<'a> {
+    ctx: &'a RunContext,
+    scope: &'a Scope,
+    opts: WalkOptions,
+    /// Ignore matchers, shallowest first.
+    ignores: Vec<Gitignore>,
+    /// What happened.
+    pub stats: WalkStats,
+}
+
+impl<'a> Walker<'a> {
+    /// A walker for one call.
+    pub fn new(ctx: &'a RunContext, scope: &'a Scope, opts: WalkOptions) -> Self {
+        Self {
+            ctx,
+            scope,
+            opts,
+            ignores: Vec::new(),
+            stats: WalkStats::default(),
+        }
+    }
+
+    /// Walk below `start` (canonical, checked, a directory), calling `f` for
+    /// every entry that is reported. Ignore files of `start`'s ancestors
+    /// inside its root apply too.
+    pub fn walk(&mut self, start: &Path, f: &mut dyn FnMut(&Entry) -> Flow) {
+        if self.opts.gitignore
+            && let Some(root) = self.scope.root_of(start)
+        {
+            let mut ancestors: Vec<&Path> = start
+                .ancestors()
+                .skip(1)
+                .take_while(|a| a.starts_with(root))
+                .collect();
+            ancestors.reverse();
+            for dir in ancestors {
+                if let Some(gi) = self.load_ignores(dir) {
+                    self.ignores.push(gi);
+                }
+            }
+        }
+        self.walk_dir(start, 1, f);
+    }
+
+    /// Walk one directory's children at `depth`; false once the walk must stop.
+    fn walk_dir(&mut self, dir: &Path, depth: usize, f: &mut dyn FnMut(&Entry) -> Flow) -> bool {
+        if self.ctx.should_stop() {
+            self.stats.stopped = true;
+            return false;
+        }
+        let pushed = if self.opts.gitignore {
+            match self.load_ignores(dir) {
+                Some(gi) => {
+                    self.ignores.push(gi);
+                    true
+                }
+                None => false,
+            }
+        } else {
+            false
+        };
+        let go_on = self.walk_children(dir, depth, f);
+        if pushed {
+            self.ignores.pop();
+        }
+        go_on
+    }
+
+    fn walk_children(
+        &mut self,
+        dir: &Path,
+        depth: usize,
+        f: &mut dyn FnMut(&Entry) -> Flow,
+    ) -> bool {
+        let names = match self.list(dir) {
+            Some(n) => n,
+            None => return !self.stats.stopped,
+        };
+        let (names, more) = names;
+        for name in names {
+            if self.ctx.should_stop() {
+                self.stats.stopped = true;
+                return false;
+            }
+            self.stats.visited += 1;
+            let path = dir.join(&name);
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                self.stats.unreadable += 1;
+                continue;
+            };
+            let kind = FileKind::of(&meta);
+            if self.scope.excluded_by(&path).is_some() {
+                self.stats.excluded += 1;
+                continue;
+            }
+            let is_dir = kind == FileKind::Directory;
+            let dot = name.as_encoded_bytes().first() == Some(&b'.');
+            if self.opts.skip_vcs && is_dir && name == ".git" {
+                self.stats.ignored += 1;
+                continue;
+            }
+            if dot && !self.opts.show_hidden {
+                self.stats.hidden += 1;
+                continue;
+            }
+            if self.opts.gitignore && self.is_ignored(&path, is_dir) {
+                self.stats.ignored += 1;
+                continue;
+            }
+            let entry = Entry {
+                path,
+                depth,
+                kind,
+                meta,
+            };
+            if f(&entry) == Flow::Stop {
+                return false;
+            }
+            if is_dir && depth < self.opts.max_depth && !self.walk_dir(&entry.path, depth + 1, f) {
+                return false;
+            }
+        }
+        if more {
+            self.stats.entry_limit = true;
+            return false;
+        }
+        true
+    }
+
+    /// The names in `dir`, sorted, at most as many as the entry limit still
+    /// allows; the flag says more were left unread.
+    fn list(&mut self, dir: &Path) -> Option<(Vec<OsString>, bool)> {
+        let rd = match self.scope.read_dir_checked(dir) {
+            Ok(rd) => rd,
+            Err(e) => {
+                tracing::debug!("walk: cannot list {}: {e}", dir.display());
+                self.stats.unreadable += 1;
+                return None;
+            }
+        };
+        let room = self
+            .ctx
+            .limits
+            .max_entries
+            .saturating_sub(self.stats.visited);
+        let mut names = Vec::new();
+        let mut more = false;
+        for ent in rd {
+            let Ok(ent) = ent else {
+                self.stats.unreadable += 1;
+                continue;
+            };
+            if names.len() >= room {
+                more = true;
+                break;
+            }
+            names.push(ent.file_name());
+            if names.len().is_multiple_of(1024) && self.ctx.should_stop() {
+                self.stats.stopped = true;
+                return None;
+            }
+        }
+        names.sort();
+        Some((names, more))
+    }
+
+    /// Whether the ignore files in force ignore `path`; the deepest file
+    /// with an opinion decides.
+    fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
+        for gi in self.ignores.iter().rev() {
+            match gi.matched(path, is_dir) {
+                Match::None => continue,
+                Match::Ignore(_) => return true,
+                Match::Whitelist(_) => return false,
+            }
+        }
+        false
+    }
+
+    /// The matcher for the ignore files in `dir`, if it has any readable ones.
+    fn load_ignores(&self, dir: &Path) -> Option<Gitignore> {
+        let mut builder = GitignoreBuilder::new(dir);
+        let mut found = false;
+        for name in IGNORE_FILES {
+            let path = dir.join(name);
+            // Regular, in-scope, non-excluded files only; read bounded.
+            let Ok((file, meta)) = self.scope.open_walked_file(&path) else {
+                continue;
+            };
+            let mut bytes = Vec::new();
+            let mut r: &std::fs::File = &file;
+            if r.by_ref()
+                .take(MAX_IGNORE_FILE.min(meta.len()))
+                .read_to_end(&mut bytes)
+                .is_err()
+            {
+                continue;
+            }
+            found = true;
+            let text = String::from_utf8_lossy(&bytes);
+            for line in text.lines() {
+                let line = line.trim_start_matches('\u{feff}');
+                if let Err(e) = builder.add_line(Some(path.clone()), line) {
+                    tracing::debug!("{}: ignoring a bad pattern: {e}", path.display());
+                }
+            }
+        }
+        if !found {
+            return None;
+        }
+        builder.build().ok()
+    }
+}
+
+/// Summary notes for what a walk skipped or where it stopped, for the end of
+/// a tool's output. Hidden dot entries are reported by `ls` itself.
+pub(crate) fn skipped_notes(stats: &WalkStats, ctx: &RunContext) -> Vec<String> {
+    let mut notes = Vec::new();
+    if stats.excluded > 0 {
+        notes.push(format!(
+            "{} excluded entries hidden (airlock never shows them)",
+            stats.excluded
+        ));
+    }
+    if stats.unreadable > 0 {
+        notes.push(format!("{} entries could not be read", stats.unreadable));
+    }
+    if stats.entry_limit {
+        notes.push(format!(
+            "stopped after visiting {} entries (limits.max_entries); narrow the path or pattern",
+            ctx.limits.max_entries
+        ));
+    }
+    if stats.stopped {
+        notes.push("stopped early: the call was cancelled or ran out of time".into());
+    }
+    notes
+}
