@@ -1,0 +1,244 @@
+//! A call that waits for a human, over real MCP: rmcp's client talks to
+//! airlock's connection handler (in-process, over a byte pipe) on top of a
+//! real supervisor whose confirmer is scripted. Covers progress
+//! notifications while waiting, `notifications/cancelled`, and an agent
+//! that disconnects while its call waits.
+
+mod mcp_support;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use airlock::audit::AuditLog;
+use airlock::policy::Policy;
+use airlock::scope::Scope;
+use airlock::supervisor::{
+    ConfirmRequest, Confirmer, DecidedBy, Decision, EventBus, Supervisor, SupervisorParts,
+};
+use airlock::tools::{Limits, ToolRegistry};
+use async_trait::async_trait;
+use mcp_support::{args, of_type, read_audit, wait_for};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
+    Implementation, ProgressNotificationParam,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::json;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// Approves after a delay, or never answers (`delay: None`).
+struct Scripted {
+    delay: Option<Duration>,
+    asked: Notify,
+}
+
+#[async_trait]
+impl Confirmer for Scripted {
+    async fn confirm(&self, _r: ConfirmRequest) -> Decision {
+        self.asked.notify_one();
+        match self.delay {
+            Some(d) => {
+                tokio::time::sleep(d).await;
+                Decision::approve(DecidedBy::User)
+            }
+            None => std::future::pending().await,
+        }
+    }
+    fn name(&self) -> &'static str {
+        "scripted"
+    }
+}
+
+/// A client that keeps the progress notifications it receives.
+#[derive(Clone, Default)]
+struct ProgressClient(Arc<Mutex<Vec<ProgressNotificationParam>>>);
+
+impl ClientHandler for ProgressClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("waiting-agent", "1"),
+        )
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push(params);
+    }
+}
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    audit: PathBuf,
+    confirmer: Arc<Scripted>,
+    client: RunningService<RoleClient, ProgressClient>,
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    server: JoinHandle<()>,
+}
+
+async fn setup(delay: Option<Duration>) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    let root = std::fs::canonicalize(&root).unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let confirmer = Arc::new(Scripted {
+        delay,
+        asked: Notify::new(),
+    });
+    let sup = Supervisor::new(SupervisorParts {
+        scope: Scope::new(&root, &[], &[]).unwrap(),
+        tools: ToolRegistry::all(),
+        policy: Policy::new(),
+        confirmer: confirmer.clone(),
+        audit: Arc::new(AuditLog::create(&audit).unwrap()),
+        limits: Limits::default(),
+        approval_timeout: None,
+        events: EventBus::default(),
+    });
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    let tools = airlock::mcp::handler::tool_list(&sup);
+    let server = tokio::spawn(airlock::mcp::serve_connection(
+        sup,
+        tools,
+        read,
+        write,
+        CancellationToken::new(),
+    ));
+    let handler = ProgressClient::default();
+    let progress = handler.0.clone();
+    let client = handler.serve(client_io).await.unwrap();
+    Setup {
+        _dir: dir,
+        root,
+        audit,
+        confirmer,
+        client,
+        progress,
+        server,
+    }
+}
+
+fn write_request(path: &str) -> ClientRequest {
+    ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new("write_file")
+            .with_arguments(args(json!({"path": path, "content": "hello\n"}))),
+    ))
+}
+
+#[tokio::test]
+async fn progress_is_sent_while_the_call_waits_for_approval() {
+    let s = setup(Some(Duration::from_secs(6))).await;
+    let r = s
+        .client
+        .call_tool(
+            CallToolRequestParams::new("write_file")
+                .with_arguments(args(json!({"path": "note.txt", "content": "hi\n"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    assert_eq!(
+        std::fs::read_to_string(s.root.join("note.txt")).unwrap(),
+        "hi\n"
+    );
+    let progress = s.progress.lock().unwrap().clone();
+    assert!(
+        !progress.is_empty(),
+        "a progress notification while waiting"
+    );
+    assert_eq!(progress[0].progress, 5.0);
+    assert_eq!(
+        progress[0].message.as_deref(),
+        Some("waiting for approval in airlock (5s)")
+    );
+    s.client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn cancelled_notification_cancels_a_waiting_call_and_is_audited() {
+    let s = setup(None).await;
+    let handle = s
+        .client
+        .send_cancellable_request(write_request("never.txt"), PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), s.confirmer.asked.notified())
+        .await
+        .expect("the call reaches the confirmer");
+    handle.cancel(Some("changed my mind".into())).await.unwrap();
+
+    let audit = s.audit.clone();
+    wait_for("the cancelled call's records", 10, || {
+        of_type(&read_audit(&audit), "call_finished").len() == 1
+    })
+    .await;
+    let records = read_audit(&audit);
+    assert_eq!(of_type(&records, "call_decided")[0]["by"], "cancelled");
+    assert_eq!(of_type(&records, "call_finished")[0]["status"], "cancelled");
+    assert!(!s.root.join("never.txt").exists(), "nothing was written");
+
+    // The session goes on.
+    let r = s
+        .client
+        .call_tool(CallToolRequestParams::new("pwd"))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    s.client.cancel().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), s.server)
+        .await
+        .unwrap()
+        .unwrap();
+    let records = read_audit(&audit);
+    assert_eq!(records.last().unwrap()["type"], "agent_disconnected");
+}
+
+#[tokio::test]
+async fn a_disconnect_cancels_the_waiting_call_before_the_agent_leaves() {
+    let s = setup(None).await;
+    let _handle = s
+        .client
+        .send_cancellable_request(
+            write_request("orphan.txt"),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), s.confirmer.asked.notified())
+        .await
+        .expect("the call reaches the confirmer");
+    s.client.cancel().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(20), s.server)
+        .await
+        .expect("the connection winds down")
+        .unwrap();
+    let records = read_audit(&s.audit);
+    let types: Vec<_> = records
+        .iter()
+        .map(|r| r["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "agent_connected",
+            "call_requested",
+            "call_decided",
+            "call_finished",
+            "agent_disconnected"
+        ]
+    );
+    assert_eq!(records[2]["by"], "cancelled");
+    assert_eq!(records[3]["status"], "cancelled");
+    assert_eq!(records[4]["agent"]["name"], "waiting-agent");
+    assert!(!s.root.join("orphan.txt").exists());
+}
