@@ -6,10 +6,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::policy::{Action, Mode, Rule};
 use crate::tools::Limits;
 
+mod describe;
+pub use describe::describe;
+
 /// The built-in defaults, embedded from `assets/default-config.toml`.
-pub const DEFAULT_CONFIG: &str = include_str!("../assets/default-config.toml");
+pub const DEFAULT_CONFIG: &str = include_str!("../../assets/default-config.toml");
 
 /// The project config file name, in the workspace.
 pub const PROJECT_CONFIG: &str = ".airlock.toml";
@@ -41,6 +45,17 @@ pub enum ConfigError {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
+    /// `default`, `read-only` or `trust-edits`.
+    pub mode: Mode,
+    /// Seconds a call may wait for the human; 0 waits forever.
+    pub approval_timeout_secs: u64,
+    /// Rules that let calls run without asking (`tool(specifier)`); the
+    /// lists of every config file are combined.
+    pub allow: Vec<String>,
+    /// Rules that make calls ask even if allowed elsewhere.
+    pub ask: Vec<String>,
+    /// Rules that refuse calls; deny beats ask beats allow.
+    pub deny: Vec<String>,
     /// Which tools are enabled.
     pub tools: ToolsConfig,
     /// Per-call limits.
@@ -97,6 +112,9 @@ pub struct BashConfig {
     pub env_deny: Vec<String>,
     /// Variables passed even though they match `env_deny`.
     pub env_allow: Vec<String>,
+    /// Run commands whose every part is a known read-only program with
+    /// safe arguments (`ls`, `git status` …) without asking.
+    pub auto_approve_read_only: bool,
 }
 
 impl Default for BashConfig {
@@ -116,6 +134,7 @@ impl Default for BashConfig {
             .map(|s| s.to_string())
             .collect(),
             env_allow: Vec::new(),
+            auto_approve_read_only: false,
         }
     }
 }
@@ -134,6 +153,10 @@ pub struct LoadedConfig {
     pub config: Config,
     /// The files read, in order.
     pub sources: Vec<ConfigSource>,
+    /// Every rule of every file, with its file.
+    pub rules: Vec<Rule>,
+    /// Each file's own table, in order (for `airlock config`).
+    layers: Vec<(String, toml::Table)>,
 }
 
 impl LoadedConfig {
@@ -152,7 +175,10 @@ pub fn user_config_path() -> Option<PathBuf> {
 /// Load defaults, the user file, `workspace/.airlock.toml` and `explicit`,
 /// each checked on its own (so an error names its file and line).
 pub fn load(workspace: &Path, explicit: Option<&Path>) -> Result<LoadedConfig, ConfigError> {
-    let mut merged = parse_layer(Path::new("built-in defaults"), DEFAULT_CONFIG)?;
+    let defaults = parse_layer(Path::new("built-in defaults"), DEFAULT_CONFIG)?;
+    let mut rules = rules_of(Path::new("built-in"), DEFAULT_CONFIG, &defaults)?;
+    let mut layers = vec![("built-in".to_string(), defaults.clone())];
+    let mut merged = defaults;
     let mut sources = vec![ConfigSource {
         path: PathBuf::from("built-in"),
     }];
@@ -176,6 +202,8 @@ pub fn load(workspace: &Path, explicit: Option<&Path>) -> Result<LoadedConfig, C
             source,
         })?;
         let layer = parse_layer(&path, &text)?;
+        rules.extend(rules_of(&path, &text, &layer)?);
+        layers.push((path.display().to_string(), layer.clone()));
         merge(&mut merged, layer);
         sources.push(ConfigSource { path });
     }
@@ -184,7 +212,12 @@ pub fn load(workspace: &Path, explicit: Option<&Path>) -> Result<LoadedConfig, C
         line: String::new(),
         message: e.to_string(),
     })?;
-    Ok(LoadedConfig { config, sources })
+    Ok(LoadedConfig {
+        config,
+        sources,
+        rules,
+        layers,
+    })
 }
 
 /// Parse one file and check it against the schema on its own.
@@ -209,11 +242,45 @@ fn line_of(text: &str, offset: usize) -> usize {
         + 1
 }
 
-/// Deep-merge `over` into `base`: tables merge key by key, anything else
-/// is replaced.
+/// The rules of one file, each checked (an invalid rule names its line).
+fn rules_of(path: &Path, text: &str, table: &toml::Table) -> Result<Vec<Rule>, ConfigError> {
+    let mut out = Vec::new();
+    for action in [Action::Allow, Action::Ask, Action::Deny] {
+        let Some(list) = table.get(action.as_str()).and_then(toml::Value::as_array) else {
+            continue;
+        };
+        for v in list {
+            let Some(t) = v.as_str() else { continue };
+            let rule = Rule::parse(action, t, &path.display().to_string()).map_err(|e| {
+                let line = text
+                    .find(&format!("\"{t}\""))
+                    .map(|o| format!(":{}", line_of(text, o)))
+                    .unwrap_or_default();
+                ConfigError::Parse {
+                    path: path.to_path_buf(),
+                    line,
+                    message: e.message.clone() + &format!(" (rule {t:?})"),
+                }
+            })?;
+            out.push(rule);
+        }
+    }
+    Ok(out)
+}
+
+/// The top-level keys whose lists are combined across files, not replaced.
+const COMBINED: &[&str] = &["allow", "ask", "deny"];
+
+/// Deep-merge `over` into `base`: tables merge key by key, rule lists are
+/// combined, anything else is replaced.
 fn merge(base: &mut toml::Table, over: toml::Table) {
     for (k, v) in over {
         match (base.get_mut(&k), v) {
+            (Some(toml::Value::Array(b)), toml::Value::Array(o))
+                if COMBINED.contains(&k.as_str()) =>
+            {
+                b.extend(o)
+            }
             (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
             (_, v) => {
                 base.insert(k, v);

@@ -3,7 +3,42 @@
 //! This is the built-in default policy (read-only tools run, everything
 //! else asks); configured rules, modes and session grants refine it.
 
+use serde::{Deserialize, Serialize};
+
 use crate::supervisor::{PolicyVerdict, Subject, ToolKind, Verdict};
+
+pub mod grants;
+pub mod paths;
+pub mod persist;
+pub mod rule;
+
+pub use grants::{Grant, GrantScope, Grants};
+pub use rule::{Action, Rule, RuleError};
+
+/// How strict the defaults are. Deny rules and guardrails hold in every
+/// mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Read-only tools run; writes and bash ask.
+    #[default]
+    Default,
+    /// Writes and bash are refused.
+    ReadOnly,
+    /// Writes inside the workspace run without asking; bash asks.
+    TrustEdits,
+}
+
+impl Mode {
+    /// `default`, `read-only`, `trust-edits`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::ReadOnly => "read-only",
+            Mode::TrustEdits => "trust-edits",
+        }
+    }
+}
 
 /// The policy of a supervisor session.
 #[derive(Debug, Clone, Default)]

@@ -1,0 +1,84 @@
+//! `airlock config`: the effective configuration and where each value came
+//! from.
+
+use std::fmt::Write;
+
+use super::LoadedConfig;
+
+/// Render the effective configuration, one `key = value` per line, each
+/// with the file that set it; rules list their files one by one.
+pub fn describe(loaded: &LoadedConfig) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# files read, later ones override earlier ones:");
+    for s in &loaded.sources {
+        let _ = writeln!(out, "#   {}", s.path.display());
+    }
+    let effective =
+        toml::Value::try_from(&loaded.config).unwrap_or(toml::Value::Table(Default::default()));
+    let mut flat = Vec::new();
+    flatten("", &effective, &mut flat);
+    let width = flat
+        .iter()
+        .map(|(k, v)| k.len() + v.len() + 3)
+        .filter(|w| *w < 60)
+        .max()
+        .unwrap_or(40);
+    for (key, value) in &flat {
+        if matches!(key.as_str(), "allow" | "ask" | "deny") {
+            continue;
+        }
+        let line = format!("{key} = {value}");
+        let _ = writeln!(out, "{line:<width$}  # {}", source_of(loaded, key));
+    }
+    for action in ["deny", "ask", "allow"] {
+        let rules: Vec<_> = loaded
+            .rules
+            .iter()
+            .filter(|r| r.action.as_str() == action)
+            .collect();
+        if rules.is_empty() {
+            let _ = writeln!(out, "{action} = []");
+            continue;
+        }
+        let _ = writeln!(out, "{action} = [");
+        for r in rules {
+            let item = format!("    {:?},", r.text());
+            let _ = writeln!(out, "{item:<width$}  # {}", r.source);
+        }
+        let _ = writeln!(out, "]");
+    }
+    out
+}
+
+fn flatten(prefix: &str, v: &toml::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, out);
+            }
+        }
+        other => out.push((prefix.to_string(), other.to_string())),
+    }
+}
+
+/// The last layer that set `key` (a dotted path).
+fn source_of(loaded: &LoadedConfig, key: &str) -> String {
+    let parts: Vec<&str> = key.split('.').collect();
+    for (name, table) in loaded.layers.iter().rev() {
+        let mut cur: Option<&toml::Value> = None;
+        let mut tbl = Some(table);
+        for p in &parts {
+            cur = tbl.and_then(|t| t.get(*p));
+            tbl = cur.and_then(toml::Value::as_table);
+        }
+        if cur.is_some() {
+            return name.clone();
+        }
+    }
+    "built-in".to_string()
+}

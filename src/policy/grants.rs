@@ -1,0 +1,119 @@
+//! Session grants: "approve for this session" choices made at the prompt.
+//! They live until the supervisor exits and can be listed and revoked.
+
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+
+/// What a grant covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "scope", content = "value")]
+pub enum GrantScope {
+    /// Exactly this bash command text (the human saw all of it).
+    ExactCommand(String),
+    /// bash commands that start with these words (`cargo test` covers
+    /// `cargo test --release`), matched part by part like an allow rule.
+    Prefix(String),
+    /// Writes (`write_file`, `edit_file`) to this file (resolved path).
+    File(PathBuf),
+}
+
+impl GrantScope {
+    /// The grant written as a rule: `bash(cargo test *)`.
+    pub fn rule_text(&self, workspace: &Path) -> String {
+        match self {
+            GrantScope::ExactCommand(c) => format!("bash({c})"),
+            GrantScope::Prefix(p) => format!("bash({p} *)"),
+            GrantScope::File(f) => {
+                let shown = f
+                    .strip_prefix(workspace)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_else(|_| f.clone());
+                format!("write_file({0}), edit_file({0})", shown.display())
+            }
+        }
+    }
+}
+
+/// One grant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Grant {
+    /// Unique within the session, from 1.
+    pub id: u64,
+    /// What it covers.
+    #[serde(flatten)]
+    pub scope: GrantScope,
+    /// The grant as a rule, for display and the audit.
+    pub rule: String,
+    /// When it was made.
+    pub created: chrono::DateTime<chrono::Utc>,
+}
+
+/// The session's grants.
+#[derive(Debug, Default)]
+pub struct Grants {
+    next: AtomicU64,
+    list: RwLock<Vec<Grant>>,
+}
+
+impl Grants {
+    /// Add a grant; returns it.
+    pub fn add(&self, scope: GrantScope, workspace: &Path) -> Grant {
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let grant = Grant {
+            id,
+            rule: scope.rule_text(workspace),
+            scope,
+            created: chrono::Utc::now(),
+        };
+        self.write().push(grant.clone());
+        grant
+    }
+
+    /// Revoke a grant by id; returns it if it existed.
+    pub fn revoke(&self, id: u64) -> Option<Grant> {
+        let mut list = self.write();
+        let i = list.iter().position(|g| g.id == id)?;
+        Some(list.remove(i))
+    }
+
+    /// The current grants, oldest first.
+    pub fn list(&self) -> Vec<Grant> {
+        self.list.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The first grant for which `f` is true.
+    pub fn find(&self, f: impl Fn(&Grant) -> bool) -> Option<Grant> {
+        self.list
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|g| f(g))
+            .cloned()
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Grant>> {
+        self.list.write().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_list_revoke() {
+        let g = Grants::default();
+        let ws = Path::new("/ws");
+        let a = g.add(GrantScope::Prefix("cargo test".into()), ws);
+        let b = g.add(GrantScope::File(PathBuf::from("/ws/src/main.rs")), ws);
+        assert_eq!(a.rule, "bash(cargo test *)");
+        assert_eq!(b.rule, "write_file(src/main.rs), edit_file(src/main.rs)");
+        assert_eq!(g.list().len(), 2);
+        assert_eq!(g.revoke(a.id).map(|x| x.id), Some(a.id));
+        assert!(g.revoke(a.id).is_none());
+        assert_eq!(g.list(), vec![b]);
+    }
+}
