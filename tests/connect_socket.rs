@@ -347,3 +347,25 @@ async fn other_users_are_refused_by_peer_uid() {
     assert!(of_type(&records, "agent_connected").is_empty());
     sup.terminate().await;
 }
+
+#[tokio::test]
+async fn sigint_right_after_start_ends_the_session_cleanly() {
+    let ws = Ws::new();
+    let mut sup = Sup::start(&ws).await;
+    // SAFETY: sending a signal to our own child.
+    assert_eq!(unsafe { libc::kill(sup.pid(), libc::SIGINT) }, 0);
+    let status = tokio::time::timeout(Duration::from_secs(20), sup.child.wait())
+        .await
+        .expect("the supervisor stops on SIGINT")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let records = read_audit(&audit_path(&ws));
+    let last = records.last().unwrap();
+    assert_eq!(last["type"], "session_end");
+    assert!(
+        last["reason"].as_str().unwrap().contains("SIGINT"),
+        "{last}"
+    );
+    assert!(!sup.socket.exists());
+    assert!(!airlock::dirs::session_info_path(&ws.runtime, &ws.root).exists());
+}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::{UnixListener, UnixStream};
-use tokio::signal::unix::{SignalKind, signal};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -69,15 +69,26 @@ pub struct Listening {
 pub struct SocketServer {
     listener: UnixListener,
     listening: Listening,
+    sigterm: Signal,
+    sigint: Signal,
 }
 
 impl SocketServer {
     /// Bind the workspace's socket in `runtime` (cleaning up a stale one,
     /// refusing when a live supervisor answers there) and publish the
-    /// session info file.
+    /// session info file. SIGINT and SIGTERM are caught from here on, so a
+    /// signal right after start-up still stops the supervisor cleanly.
+    /// Must be called inside a Tokio runtime.
     pub fn bind(runtime: &Path, session: &Session) -> Result<Self, SocketError> {
         let socket = crate::dirs::socket_path(runtime, &session.workspace);
         let info_file = crate::dirs::session_info_path(runtime, &session.workspace);
+        let signal_err = |source| SocketError::Io {
+            what: "cannot watch signals for",
+            path: socket.clone(),
+            source,
+        };
+        let sigterm = signal(SignalKind::terminate()).map_err(signal_err)?;
+        let sigint = signal(SignalKind::interrupt()).map_err(signal_err)?;
         clear_stale(&socket, &session.workspace)?;
         let listener = UnixListener::bind(&socket).map_err(|source| {
             if source.kind() == io::ErrorKind::AddrInUse {
@@ -101,6 +112,8 @@ impl SocketServer {
                 info_file: info_file.clone(),
                 audit: session.audit_path.clone(),
             },
+            sigterm,
+            sigint,
         };
         std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600)).map_err(
             |source| SocketError::Io {
@@ -132,14 +145,7 @@ impl SocketServer {
 
     /// Serve agents until SIGINT, SIGTERM or the supervisor's shutdown;
     /// then end every connection and shut the supervisor down.
-    pub async fn serve(self, supervisor: Arc<Supervisor>) -> Result<(), SocketError> {
-        let signal_err = |source| SocketError::Io {
-            what: "cannot watch signals for",
-            path: self.listening.socket.clone(),
-            source,
-        };
-        let mut sigterm = signal(SignalKind::terminate()).map_err(signal_err)?;
-        let mut sigint = signal(SignalKind::interrupt()).map_err(signal_err)?;
+    pub async fn serve(mut self, supervisor: Arc<Supervisor>) -> Result<(), SocketError> {
         let stopped = supervisor.shutdown_token();
         let connections = CancellationToken::new();
         let tracker = TaskTracker::new();
@@ -166,8 +172,8 @@ impl SocketServer {
                         tokio::time::sleep(Duration::from_millis(100)).await;
                     }
                 },
-                _ = sigterm.recv() => break "signal SIGTERM",
-                _ = sigint.recv() => break "signal SIGINT",
+                _ = self.sigterm.recv() => break "signal SIGTERM",
+                _ = self.sigint.recv() => break "signal SIGINT",
                 _ = stopped.cancelled() => break "shutdown",
             }
         };
