@@ -43,14 +43,16 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 READ_ONLY_TOOLS = ["read_file", "cat", "head", "tail", "ls", "find", "grep", "wc", "stat", "diff", "pwd"]
 
-# Secrets planted where no tool may reach; only their tails are checked, so an
-# error message that echoes a search pattern cannot cause a false alarm.
-ENV_SECRET = "API_TOKEN=sk-ENVSECRET-5b1e9c"
-ENV_LOCAL_SECRET = "DB_PASSWORD=ENVLOCALSECRET-77d0"
-OUTSIDE_SECRET = "OUTSIDESECRET-c4a2 this file is outside the workspace"
-SSH_SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- SSHSECRET-09be"
-PEM_SECRET = "PEMSECRET-3f61"
-LEAK_MARKERS = ["5b1e9c", "77d0", "c4a2", "09be", "3f61"]
+# Secrets planted where no tool may reach. Only their marker tails are
+# looked for (never hex, so no hash in an audit trail can match by chance;
+# never a search pattern used below, so an echoed pattern cannot either).
+ENV_SECRET = "API_TOKEN=sk-ENVSECRET-zqx-env-7"
+ENV_LOCAL_SECRET = "DB_PASSWORD=ENVLOCALSECRET-zqx-envlocal-7"
+OUTSIDE_SECRET = "OUTSIDESECRET-zqx-outside-7 this file is outside the workspace"
+SSH_SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- SSHSECRET-zqx-ssh-7"
+PEM_SECRET = "PEMSECRET-zqx-pem-7"
+BEYOND_SECRET = "BEYONDSECRET-zqx-beyond-7 in a directory outside, reached by a symlink"
+LEAK_MARKERS = ["zqx-env-7", "zqx-envlocal-7", "zqx-outside-7", "zqx-ssh-7", "zqx-pem-7", "zqx-beyond-7"]
 
 HELLO = "alpha\nbeta\ngamma\ndelta\nepsilon\n"
 NUMBERS = "".join(f"row {i:02d}\n" for i in range(1, 31))
@@ -59,6 +61,8 @@ DIFF_A = "same 1\nsame 2\nold line\nsame 3\n"
 DIFF_B = "same 1\nsame 2\nnew line\nsame 3\n"
 LONG_LINES = 2500
 OUTSIDE_NAME = "airlock-sdk-outside.txt"
+OUTSIDE_DIR = "airlock-sdk-outside-dir"
+BEYOND_NAME = "beyond-the-link.txt"
 
 
 def prepare_workspace(ws: Path) -> None:
@@ -87,10 +91,14 @@ def prepare_workspace(ws: Path) -> None:
         p.write_text(text)
     outside = ws.parent / OUTSIDE_NAME
     outside.write_text(f"{OUTSIDE_SECRET}\nneedle\n")
-    link = ws / "link-out"
-    if link.is_symlink() or link.exists():
-        link.unlink()
-    link.symlink_to(outside)
+    beyond = ws.parent / OUTSIDE_DIR
+    beyond.mkdir(exist_ok=True)
+    (beyond / BEYOND_NAME).write_text(f"{BEYOND_SECRET}\nneedle\n")
+    for name, target in (("link-out", outside), ("link-dir", beyond)):
+        link = ws / name
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(target)
 
 
 @dataclass
@@ -274,7 +282,9 @@ class Checks:
             self.r.check({"main.rs", "lib.rs"} <= names_in_listing(text), "ls src", short(text))
         text = await self.ok("ls", {"path": ".", "depth": 2})
         if text is not None:
-            self.r.check({"src", "main.rs", "guide.md"} <= names_in_listing(text), "ls depth 2 shows a tree", short(text))
+            names = names_in_listing(text)
+            self.r.check({"src", "main.rs", "guide.md"} <= names, "ls depth 2 shows a tree", short(text))
+            self.r.check(BEYOND_NAME not in names, "ls depth 2 does not descend into a symlinked directory", short(text))
 
     async def find(self) -> None:
         text = await self.ok("find", {"pattern": "*.rs"})
@@ -293,7 +303,7 @@ class Checks:
             self.r.check("guide.md" in names, "find * descends", short(text))
             bad = {".env", ".env.local", ".ssh", "id_rsa", "server.pem"} & names
             self.r.check(not bad, "find never lists excluded entries", f"{bad}: {short(text)}")
-            self.r.check("link-out" not in names or OUTSIDE_NAME not in text, "find does not follow symlinks", short(text))
+            self.r.check(BEYOND_NAME not in names, "find does not descend into a symlinked directory", short(text))
         text = await self.ok("find", {"path": ".", "pattern": "*.rs", "max_depth": 1})
         if text is not None:
             self.r.check("main.rs" not in names_in_listing(text), "find max_depth 1 stays shallow", short(text))
@@ -305,7 +315,7 @@ class Checks:
                          "grep: path:line:text for src/main.rs", short(text))
             self.r.check(re.search(r"(^|/)src/lib\.rs:2:pub fn needle", text, re.M) is not None,
                          "grep: path:line:text for src/lib.rs", short(text))
-            bad = [n for n in (".env", ".env.local", "id_rsa", "server.pem", OUTSIDE_NAME, "link-out") if re.search(
+            bad = [n for n in (".env", ".env.local", "id_rsa", "server.pem", OUTSIDE_NAME, "link-out", BEYOND_NAME) if re.search(
                 rf"(^|/){re.escape(n)}:", text, re.M)]
             self.r.check(not bad, "grep skips excluded files and symlinks", f"{bad}: {short(text)}")
             self.no_leak("grep needle", text)
@@ -369,6 +379,8 @@ class Checks:
         await self.refused("read_file", {"path": f"src/../../{OUTSIDE_NAME}"}, "outside")
         await self.refused("cat", {"path": str(outside)}, "outside")
         await self.refused("read_file", {"path": "link-out"}, "outside")
+        await self.refused("read_file", {"path": f"link-dir/{BEYOND_NAME}"}, "outside")
+        await self.refused("ls", {"path": "link-dir"}, "outside")
         await self.refused("head", {"path": "/etc/passwd"}, "outside")
         await self.refused("ls", {"path": ".."}, "outside")
         await self.refused("read_file", {"path": ".env"}, "exclu")
