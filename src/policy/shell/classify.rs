@@ -1,0 +1,504 @@
+//! Words: literal after quote removal, or expanded by the shell, and the
+//! hazards and nested commands hidden in their expansions.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use brush_parser::ast;
+use brush_parser::word::{
+    self, ParameterExpr, ParameterTransformOp, WordPiece, WordPieceWithSource,
+};
+
+use super::parse::{Walker, options};
+use super::{Hazard, Word};
+
+/// A word as the matcher sees it.
+pub(super) struct WordClass {
+    pub word: Word,
+    /// It contains a parameter expansion (`$X`, `${X:-y}`).
+    pub has_parameter: bool,
+    pub hazards: Vec<Hazard>,
+}
+
+/// What the pieces of a word add up to.
+#[derive(Default)]
+struct Acc {
+    /// The value after quote removal (meaningful when `literal`).
+    text: String,
+    /// Unquoted text, other pieces replaced by NUL: where globs and brace
+    /// expansion can hide.
+    shape: String,
+    expanded: bool,
+    has_parameter: bool,
+    hazards: Vec<Hazard>,
+}
+
+impl Walker {
+    /// Classifies one word as written (`ast::Word::value`).
+    pub(super) fn classify_word(&mut self, raw: &str) -> WordClass {
+        let mut acc = Acc::default();
+        match parse_word(raw) {
+            Some(pieces) => self.pieces(&pieces, false, &mut acc),
+            None => {
+                acc.expanded = true;
+                acc.hazards.push(Hazard::Unparseable(raw.to_owned()));
+            }
+        }
+        if has_glob(&acc.shape, &acc.text) || has_brace_expansion(&acc.shape) {
+            acc.expanded = true;
+        }
+        WordClass {
+            word: if acc.expanded {
+                Word::Expanded(raw.to_owned())
+            } else {
+                Word::Literal(acc.text)
+            },
+            has_parameter: acc.has_parameter,
+            hazards: acc.hazards,
+        }
+    }
+
+    /// The hazards of a here-document: its body is only expanded when the
+    /// delimiter is unquoted, and then substitutions in it run.
+    pub(super) fn heredoc(&mut self, doc: &ast::IoHereDocument) -> Vec<Hazard> {
+        if !doc.requires_expansion {
+            return Vec::new();
+        }
+        let body = &doc.doc.value;
+        let parsed = catch_unwind(AssertUnwindSafe(|| word::parse_heredoc(body, &options())));
+        let mut acc = Acc::default();
+        match parsed {
+            Ok(Ok(pieces)) => self.pieces(&pieces, true, &mut acc),
+            _ => acc
+                .hazards
+                .push(Hazard::Unparseable("here-document".into())),
+        }
+        acc.hazards
+    }
+
+    fn pieces(&mut self, pieces: &[WordPieceWithSource], quoted: bool, acc: &mut Acc) {
+        for p in pieces {
+            self.piece(&p.piece, quoted, acc);
+        }
+    }
+
+    fn piece(&mut self, piece: &WordPiece, quoted: bool, acc: &mut Acc) {
+        match piece {
+            WordPiece::Text(s) => {
+                acc.text.push_str(s);
+                if quoted {
+                    acc.shape.push('\0');
+                } else {
+                    acc.shape.push_str(s);
+                }
+            }
+            WordPiece::SingleQuotedText(s) => {
+                acc.text.push_str(s);
+                acc.shape.push('\0');
+            }
+            WordPiece::AnsiCQuotedText(s) => {
+                match decode_ansi_c(s) {
+                    Some(t) => acc.text.push_str(&t),
+                    None => acc.expanded = true,
+                }
+                acc.shape.push('\0');
+            }
+            WordPiece::DoubleQuotedSequence(inner) => {
+                acc.shape.push('\0');
+                self.pieces(inner, true, acc);
+            }
+            WordPiece::GettextDoubleQuotedSequence(inner) => {
+                // `$"…"` may be translated: not known exactly.
+                acc.expanded = true;
+                acc.shape.push('\0');
+                self.pieces(inner, true, acc);
+            }
+            WordPiece::TildeExpansion(_) => {
+                acc.expanded = true;
+                acc.shape.push('\0');
+            }
+            WordPiece::ParameterExpansion(expr) => {
+                acc.expanded = true;
+                acc.has_parameter = true;
+                acc.shape.push('\0');
+                self.parameter(expr, acc);
+            }
+            WordPiece::CommandSubstitution(src) => {
+                acc.expanded = true;
+                acc.shape.push('\0');
+                acc.hazards.push(Hazard::CommandSubstitution);
+                if !self.nested_source(src) {
+                    acc.hazards.push(Hazard::Unparseable(format!("$({src})")));
+                }
+            }
+            WordPiece::BackquotedCommandSubstitution(src) => {
+                acc.expanded = true;
+                acc.shape.push('\0');
+                acc.hazards.push(Hazard::CommandSubstitution);
+                if !self.nested_source(&unescape_backquoted(src)) {
+                    acc.hazards.push(Hazard::Unparseable(format!("`{src}`")));
+                }
+            }
+            WordPiece::EscapeSequence(s) => {
+                // `\x` is `x`; a backslash-newline disappears.
+                let mut chars = s.chars();
+                chars.next();
+                let rest: String = chars.filter(|&c| c != '\n').collect();
+                acc.text.push_str(&rest);
+                acc.shape.push('\0');
+            }
+            WordPiece::ArithmeticExpression(expr) => {
+                acc.expanded = true;
+                acc.shape.push('\0');
+                self.arithmetic(&expr.value, acc);
+            }
+        }
+    }
+
+    /// Arithmetic with anything but numbers and operators evaluates
+    /// variables' contents as expressions, and an array subscript in them
+    /// runs command substitutions (`x='a[$(cmd)]'; $((x))`).
+    fn arithmetic(&mut self, expr: &str, acc: &mut Acc) {
+        if !is_plain_arithmetic(expr) {
+            acc.hazards
+                .push(Hazard::CodeInExpansion("arithmetic on variables".into()));
+        }
+        self.nested_text(expr, acc);
+    }
+
+    /// Hazards and commands inside a string embedded in an expansion.
+    fn nested_text(&mut self, text: &str, acc: &mut Acc) {
+        if !text.contains(['$', '`']) {
+            return;
+        }
+        let mut inner = Acc::default();
+        match parse_word(text) {
+            Some(pieces) => self.pieces(&pieces, true, &mut inner),
+            None => inner.hazards.push(Hazard::Unparseable(text.to_owned())),
+        }
+        acc.has_parameter |= inner.has_parameter;
+        acc.hazards.extend(inner.hazards);
+    }
+
+    fn parameter(&mut self, expr: &ParameterExpr, acc: &mut Acc) {
+        use ParameterExpr as P;
+        let (parameter, indirect, texts): (_, bool, Vec<&str>) = match expr {
+            P::Parameter {
+                parameter,
+                indirect,
+            }
+            | P::ParameterLength {
+                parameter,
+                indirect,
+            } => (Some(parameter), *indirect, vec![]),
+            P::UseDefaultValues {
+                parameter,
+                indirect,
+                default_value: text,
+                ..
+            }
+            | P::AssignDefaultValues {
+                parameter,
+                indirect,
+                default_value: text,
+                ..
+            }
+            | P::IndicateErrorIfNullOrUnset {
+                parameter,
+                indirect,
+                error_message: text,
+                ..
+            }
+            | P::UseAlternativeValue {
+                parameter,
+                indirect,
+                alternative_value: text,
+                ..
+            }
+            | P::RemoveSmallestSuffixPattern {
+                parameter,
+                indirect,
+                pattern: text,
+            }
+            | P::RemoveLargestSuffixPattern {
+                parameter,
+                indirect,
+                pattern: text,
+            }
+            | P::RemoveSmallestPrefixPattern {
+                parameter,
+                indirect,
+                pattern: text,
+            }
+            | P::RemoveLargestPrefixPattern {
+                parameter,
+                indirect,
+                pattern: text,
+            }
+            | P::UppercaseFirstChar {
+                parameter,
+                indirect,
+                pattern: text,
+            }
+            | P::UppercasePattern {
+                parameter,
+                indirect,
+                pattern: text,
+            }
+            | P::LowercaseFirstChar {
+                parameter,
+                indirect,
+                pattern: text,
+            }
+            | P::LowercasePattern {
+                parameter,
+                indirect,
+                pattern: text,
+            } => (
+                Some(parameter),
+                *indirect,
+                text.iter().map(String::as_str).collect(),
+            ),
+            P::Substring {
+                parameter,
+                indirect,
+                offset,
+                length,
+            } => {
+                for e in std::iter::once(offset).chain(length.iter()) {
+                    self.arithmetic(&e.value, acc);
+                }
+                (Some(parameter), *indirect, vec![])
+            }
+            P::Transform {
+                parameter,
+                indirect,
+                op,
+            } => {
+                if matches!(op, ParameterTransformOp::PromptExpand) {
+                    acc.hazards
+                        .push(Hazard::CodeInExpansion("prompt expansion".into()));
+                }
+                (Some(parameter), *indirect, vec![])
+            }
+            P::ReplaceSubstring {
+                parameter,
+                indirect,
+                pattern,
+                replacement,
+                ..
+            } => {
+                let mut texts = vec![pattern.as_str()];
+                texts.extend(replacement.as_deref());
+                (Some(parameter), *indirect, texts)
+            }
+            P::VariableNames { .. } | P::MemberKeys { .. } => (None, false, vec![]),
+        };
+        if indirect {
+            acc.hazards
+                .push(Hazard::CodeInExpansion("indirect expansion".into()));
+        }
+        if let Some(word::Parameter::NamedWithIndex { index, .. }) = parameter {
+            self.arithmetic(index, acc);
+        }
+        for text in texts {
+            self.nested_text(text, acc);
+        }
+    }
+}
+
+/// brush's word parser, guarded: `None` when it fails (or panics, which it
+/// does on some numeric overflows).
+fn parse_word(raw: &str) -> Option<Vec<WordPieceWithSource>> {
+    if tilde_number_overflows(raw) {
+        return None;
+    }
+    catch_unwind(AssertUnwindSafe(|| word::parse(raw, &options())))
+        .ok()
+        .and_then(Result::ok)
+}
+
+/// `~+99999999999999999999` makes the word parser panic.
+fn tilde_number_overflows(raw: &str) -> bool {
+    let Some(rest) = raw.strip_prefix('~') else {
+        return false;
+    };
+    let rest = rest.trim_start_matches(['+', '-']);
+    rest.bytes().take_while(u8::is_ascii_digit).count() > 18
+}
+
+/// Numbers, operators and blanks only.
+fn is_plain_arithmetic(expr: &str) -> bool {
+    expr.chars()
+        .all(|c| c.is_ascii_digit() || c.is_ascii_whitespace() || "+-*/%()<>=!&|^~,?:".contains(c))
+}
+
+/// Unquoted `*`, `?`, or `[` with a later `]`: a pathname pattern.
+fn has_glob(shape: &str, text: &str) -> bool {
+    if shape.contains(['*', '?']) {
+        return true;
+    }
+    // Extended patterns such as `@(a|b)` reach here as unquoted `(`.
+    if shape.contains('(') {
+        return true;
+    }
+    shape.contains('[') && text.contains(']')
+}
+
+/// Unquoted `{…,…}` or `{a..b}`.
+fn has_brace_expansion(shape: &str) -> bool {
+    let Some(open) = shape.find('{') else {
+        return false;
+    };
+    let Some(close) = shape.rfind('}') else {
+        return false;
+    };
+    close > open && {
+        let inner = &shape[open + 1..close];
+        inner.contains(',') || inner.contains("..")
+    }
+}
+
+/// Inside backquotes a backslash escapes only `$`, `` ` `` and `\`.
+fn unescape_backquoted(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&next) = chars.peek()
+            && matches!(next, '$' | '`' | '\\')
+        {
+            out.push(next);
+            chars.next();
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Decodes the inside of `$'…'`. `None` when the result is not known
+/// exactly without the locale or would contain a NUL (bash cuts the word
+/// there), or for an escape we do not model.
+pub(super) fn decode_ansi_c(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let e = chars.next()?;
+        let decoded = match e {
+            'a' => '\x07',
+            'b' => '\x08',
+            'e' | 'E' => '\x1b',
+            'f' => '\x0c',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'v' => '\x0b',
+            '\\' | '\'' | '"' | '?' => e,
+            '0'..='7' => {
+                let mut value = e.to_digit(8)?;
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                ascii(value)?
+            }
+            'x' | 'u' | 'U' => {
+                let max = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut value = 0u32;
+                let mut n = 0;
+                while n < max {
+                    match chars.peek().and_then(|d| d.to_digit(16)) {
+                        Some(d) => {
+                            value = value.checked_mul(16)?.checked_add(d)?;
+                            chars.next();
+                            n += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if n == 0 {
+                    return None;
+                }
+                ascii(value)?
+            }
+            _ => return None,
+        };
+        out.push(decoded);
+    }
+    Some(out)
+}
+
+/// A non-NUL ASCII character (others depend on the locale).
+fn ascii(value: u32) -> Option<char> {
+    (1..0x80)
+        .contains(&value)
+        .then(|| char::from_u32(value))
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansi_c_decoding() {
+        assert_eq!(decode_ansi_c("abc").as_deref(), Some("abc"));
+        assert_eq!(decode_ansi_c(r"a\tb").as_deref(), Some("a\tb"));
+        assert_eq!(decode_ansi_c(r"\x67it").as_deref(), Some("git"));
+        assert_eq!(decode_ansi_c(r"\147it").as_deref(), Some("git"));
+        assert_eq!(decode_ansi_c(r"\u0067").as_deref(), Some("g"));
+        assert_eq!(decode_ansi_c(r"\'").as_deref(), Some("'"));
+        assert_eq!(decode_ansi_c(r"a\0b"), None, "NUL cuts the word");
+        assert_eq!(decode_ansi_c(r"\xff"), None, "not ASCII");
+        assert_eq!(decode_ansi_c(r"\u00e9"), None, "locale-dependent");
+        assert_eq!(
+            decode_ansi_c(r"\cA"),
+            None,
+            "control escapes are not modelled"
+        );
+        assert_eq!(decode_ansi_c(r"\x"), None);
+        assert_eq!(decode_ansi_c("\\"), None);
+    }
+
+    #[test]
+    fn globs_and_braces() {
+        assert!(has_glob("*.rs", "*.rs"));
+        assert!(has_glob("l?", "l?"));
+        assert!(has_glob("[ab]", "[ab]"));
+        assert!(!has_glob("[", "["), "a lone [ is the test command");
+        assert!(!has_glob("\0", "*"), "quoted * is literal");
+        assert!(has_brace_expansion("{a,b}"));
+        assert!(has_brace_expansion("x{1..3}"));
+        assert!(!has_brace_expansion("{}"));
+        assert!(!has_brace_expansion("@{u}"));
+        assert!(!has_brace_expansion("{\0}"));
+    }
+
+    #[test]
+    fn arithmetic_plainness() {
+        assert!(is_plain_arithmetic("1 + 2 * (3 - 4)"));
+        assert!(!is_plain_arithmetic("x + 1"));
+        assert!(!is_plain_arithmetic("a[$(id)]"));
+    }
+
+    #[test]
+    fn backquote_unescaping() {
+        assert_eq!(
+            unescape_backquoted(r"echo \$HOME \`x\` \\ \n"),
+            r"echo $HOME `x` \ \n"
+        );
+    }
+}

@@ -1,0 +1,224 @@
+//! bash rule specifiers: `git status` (exactly that argv) or `cargo test *`
+//! (those words, then any words, including none).
+
+use super::special::basename;
+use super::{ParsedCommand, SimpleCommand, Word, parse};
+
+/// A parsed bash rule specifier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Specifier {
+    /// The literal leading words (after quote removal).
+    words: Vec<String>,
+    /// A final ` *`: any further words.
+    any_tail: bool,
+}
+
+/// Why a specifier is not valid. An invalid specifier matches nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecifierError {
+    #[error("empty bash rule")]
+    Empty,
+    #[error("bash rule cannot be parsed: {0}")]
+    Unparseable(String),
+    #[error("bash rule must be one command of literal words, optionally ending in ` *`: {0}")]
+    NotLiteral(String),
+}
+
+impl Specifier {
+    /// Parses `cargo test *`, `git status`, `"my tool" --flag`. A `*` is
+    /// only a wildcard as the last word, alone; elsewhere it is an error.
+    pub fn parse(specifier: &str) -> Result<Self, SpecifierError> {
+        let s = specifier.trim();
+        if s.is_empty() {
+            return Err(SpecifierError::Empty);
+        }
+        let (head, any_tail) = if s == "*" {
+            ("", true)
+        } else if let Some(head) = s.strip_suffix(" *").or_else(|| s.strip_suffix("\t*")) {
+            (head, true)
+        } else {
+            (s, false)
+        };
+        if head.trim().is_empty() {
+            return Ok(Self {
+                words: Vec::new(),
+                any_tail,
+            });
+        }
+        let parsed =
+            parse(head).map_err(|e| SpecifierError::Unparseable(format!("{specifier}: {e}")))?;
+        let not_literal = || SpecifierError::NotLiteral(specifier.to_owned());
+        if !parsed.is_hazard_free() || parsed.commands.len() != 1 {
+            return Err(not_literal());
+        }
+        let words = parsed.commands[0]
+            .literal_argv()
+            .ok_or_else(not_literal)?
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        if words.is_empty() {
+            return Err(not_literal());
+        }
+        Ok(Self { words, any_tail })
+    }
+
+    /// Allow rules: every command the shell runs directly matches (the
+    /// program compared exactly: `/usr/bin/git` is not `git`), and nothing
+    /// in the command is a hazard. An empty command matches nothing.
+    pub fn matches_all(&self, parsed: &ParsedCommand) -> bool {
+        parsed.is_hazard_free()
+            && !parsed.commands.is_empty()
+            && parsed.commands.iter().all(|c| self.matches_one(c, false))
+    }
+
+    /// Deny and ask rules: some command matches, direct or nested (in a
+    /// substitution, under a wrapper, in a `bash -c` string …); the
+    /// program is compared by its last path component (`/bin/rm` is `rm`)
+    /// unless the rule names a path.
+    pub fn matches_any(&self, parsed: &ParsedCommand) -> bool {
+        parsed
+            .commands
+            .iter()
+            .chain(parsed.nested.iter())
+            .any(|c| self.matches_one(c, true))
+    }
+
+    fn matches_one(&self, cmd: &SimpleCommand, by_basename: bool) -> bool {
+        let words = &cmd.words;
+        if words.is_empty() || words.len() < self.words.len() {
+            return false;
+        }
+        let prefix_ok = self
+            .words
+            .iter()
+            .zip(words)
+            .enumerate()
+            .all(|(i, (want, got))| {
+                let Word::Literal(got) = got else {
+                    return false;
+                };
+                if i == 0 && by_basename && !want.contains('/') {
+                    basename(got) == want
+                } else {
+                    got == want
+                }
+            });
+        prefix_ok && (self.any_tail || words.len() == self.words.len())
+    }
+}
+
+/// Does an allow rule's specifier match the whole command? True only when
+/// every simple command matches and there is no hazard anywhere. An
+/// invalid specifier matches nothing.
+pub fn specifier_matches(specifier: &str, parsed: &ParsedCommand) -> bool {
+    Specifier::parse(specifier).is_ok_and(|s| s.matches_all(parsed))
+}
+
+/// Allow rules taken together: when every command the shell runs directly
+/// matches at least one of `specifiers` and nothing in the command is a
+/// hazard, the indices of the rules used (each command counts its first
+/// matching rule; ascending, no repeats). `ls && git status` is allowed by
+/// `["git status", "ls *"]` although neither rule matches it alone.
+/// Invalid specifiers match nothing.
+pub fn allowed_by(specifiers: &[&str], parsed: &ParsedCommand) -> Option<Vec<usize>> {
+    if !parsed.is_hazard_free() || parsed.commands.is_empty() {
+        return None;
+    }
+    let parsed_specs: Vec<Option<Specifier>> = specifiers
+        .iter()
+        .map(|s| Specifier::parse(s).ok())
+        .collect();
+    let mut used = Vec::new();
+    for cmd in &parsed.commands {
+        let i = parsed_specs
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.matches_one(cmd, false)))?;
+        used.push(i);
+    }
+    used.sort_unstable();
+    used.dedup();
+    Some(used)
+}
+
+/// Does a deny or ask rule's specifier match any part of the command,
+/// including nested commands? An invalid specifier matches nothing.
+pub fn specifier_matches_any(specifier: &str, parsed: &ParsedCommand) -> bool {
+    Specifier::parse(specifier).is_ok_and(|s| s.matches_any(parsed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(s: &str) -> Specifier {
+        Specifier::parse(s).unwrap()
+    }
+
+    #[test]
+    fn parses_words_and_tail() {
+        assert_eq!(
+            spec("cargo test *"),
+            Specifier {
+                words: vec!["cargo".into(), "test".into()],
+                any_tail: true
+            }
+        );
+        assert_eq!(
+            spec("  git   status "),
+            Specifier {
+                words: vec!["git".into(), "status".into()],
+                any_tail: false
+            }
+        );
+        assert_eq!(spec("'my tool' \"a b\"").words, vec!["my tool", "a b"]);
+        assert_eq!(spec("*").words, Vec::<String>::new());
+        assert!(spec("*").any_tail);
+    }
+
+    #[test]
+    fn rejects_invalid_specifiers() {
+        assert_eq!(Specifier::parse("  "), Err(SpecifierError::Empty));
+        for bad in [
+            "git * status",
+            "cargo test*",
+            "ls $HOME",
+            "ls; rm x",
+            "ls > f",
+            "$(x)",
+            "ls (",
+            "A=1",
+        ] {
+            assert!(Specifier::parse(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+
+    #[test]
+    fn exact_and_prefix_matching() {
+        let p = |c: &str| parse(c).unwrap();
+        assert!(spec("git status").matches_all(&p("git status")));
+        assert!(!spec("git status").matches_all(&p("git status --short")));
+        assert!(!spec("git status").matches_all(&p("git")));
+        assert!(spec("cargo test *").matches_all(&p("cargo test")));
+        assert!(spec("cargo test *").matches_all(&p("cargo test -p x $NAME")));
+        assert!(!spec("cargo test *").matches_all(&p("cargo testx")));
+        assert!(!spec("cargo test *").matches_all(&p("cargo $T x")));
+        assert!(!spec("git status").matches_all(&p("/usr/bin/git status")));
+        assert!(spec("rm *").matches_any(&p("/bin/rm -rf x")));
+        assert!(!spec("/bin/rm *").matches_any(&p("rm x")));
+        assert!(spec("*").matches_all(&p("anything at all")));
+        assert!(!spec("*").matches_all(&p("")));
+    }
+
+    #[test]
+    fn rules_together() {
+        let p = |c: &str| parse(c).unwrap();
+        let rules = ["git status", "bad * rule", "ls *"];
+        assert_eq!(allowed_by(&rules, &p("ls && git status")), Some(vec![0, 2]));
+        assert_eq!(allowed_by(&rules, &p("ls -la | ls")), Some(vec![2]));
+        assert_eq!(allowed_by(&rules, &p("ls; rm x")), None);
+        assert_eq!(allowed_by(&rules, &p("ls > f")), None);
+        assert_eq!(allowed_by(&rules, &p("")), None);
+        assert_eq!(allowed_by(&[], &p("ls")), None);
+    }
+}

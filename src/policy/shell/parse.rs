@@ -1,0 +1,487 @@
+//! brush-parser's AST → [`ParsedCommand`].
+//!
+//! The [`Walker`] visits every command of a program. Commands the shell
+//! runs directly go to `commands`; commands in substitutions, function
+//! bodies and command strings (`bash -c`, `eval`) go to `nested`. Word
+//! classification lives in `classify.rs`, program-specific analysis
+//! (wrappers, shells, `find -exec`) in `special.rs`.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use brush_parser::ast;
+
+use super::{Hazard, ParseError, ParsedCommand, SimpleCommand, Word};
+
+/// Longest command analysed, in bytes.
+const MAX_INPUT: usize = 64 * 1024;
+/// Most openers (brackets, braces, backquotes) and compound-command
+/// keywords in one string: a bound on how deeply it can nest, since the
+/// parser recurses once per level.
+const MAX_NESTING_TOKENS: usize = 1024;
+/// Stack of the thread that parses: room for [`MAX_NESTING_TOKENS`]
+/// levels with a wide margin (only the pages used are committed).
+const PARSER_STACK: usize = 64 * 1024 * 1024;
+/// Most levels of command strings inside command strings.
+const MAX_DEPTH: usize = 8;
+/// Most simple commands (direct and nested) recorded for one command.
+const MAX_COMMANDS: usize = 2048;
+
+/// Parse a command for matching. An error means "cannot be parsed": the
+/// caller asks, it never allows.
+///
+/// The parser recurses once per nesting level, so it runs on a thread of
+/// its own with a large stack (the input is bounded first); this takes
+/// well under a millisecond for ordinary commands.
+pub fn parse(command: &str) -> Result<ParsedCommand, ParseError> {
+    precheck(command)?;
+    let src = command.to_owned();
+    let thread = std::thread::Builder::new()
+        .name("airlock-shell-parse".into())
+        .stack_size(PARSER_STACK)
+        .spawn(move || parse_here(&src));
+    match thread {
+        Ok(handle) => handle
+            .join()
+            .unwrap_or_else(|_| Err(ParseError::Syntax("the parser failed on this input".into()))),
+        Err(_) => Err(ParseError::TooComplex),
+    }
+}
+
+fn parse_here(command: &str) -> Result<ParsedCommand, ParseError> {
+    let program = parse_program(command)?;
+    let mut walker = Walker::default();
+    walker.program(&program, true);
+    if walker.overflow {
+        walker.out.hazards.push(Hazard::TooComplex);
+    }
+    Ok(walker.out)
+}
+
+/// The parser options: bash, with extended globs recognised so that a
+/// pattern such as `@(a|b)` is one word (a superset of what the session's
+/// bash accepts).
+pub(super) fn options() -> brush_parser::ParserOptions {
+    brush_parser::ParserOptions::default()
+}
+
+/// Runs brush-parser on `src`, with guards against inputs that would make
+/// it recurse too deeply or panic.
+pub(super) fn parse_program(src: &str) -> Result<ast::Program, ParseError> {
+    precheck(src)?;
+    let options = options();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let mut parser = brush_parser::Parser::new(src.as_bytes(), &options);
+        parser.parse_program()
+    }));
+    match result {
+        Ok(Ok(program)) => Ok(program),
+        Ok(Err(e)) => Err(ParseError::Syntax(e.to_string())),
+        Err(_) => Err(ParseError::Syntax("the parser failed on this input".into())),
+    }
+}
+
+/// Rejects what the parser cannot take safely: very long input, deep
+/// nesting, and file descriptor numbers that overflow (the parser panics
+/// on those).
+fn precheck(src: &str) -> Result<(), ParseError> {
+    if src.len() > MAX_INPUT {
+        return Err(ParseError::TooComplex);
+    }
+    if nesting_tokens(src) > MAX_NESTING_TOKENS {
+        return Err(ParseError::TooComplex);
+    }
+    let bytes = src.as_bytes();
+    let mut digits = 0usize;
+    for &b in bytes {
+        if b.is_ascii_digit() {
+            digits += 1;
+            continue;
+        }
+        if digits > 9 && (b == b'<' || b == b'>') {
+            return Err(ParseError::Syntax(
+                "file descriptor number too large".into(),
+            ));
+        }
+        digits = 0;
+    }
+    Ok(())
+}
+
+/// Openers and compound-command keywords: everything that can open a
+/// nesting level (counted generously: quoted ones too).
+fn nesting_tokens(src: &str) -> usize {
+    const KEYWORDS: &[&str] = &[
+        "if", "then", "elif", "else", "while", "until", "for", "select", "case", "do", "function",
+        "coproc", "!", "time",
+    ];
+    let openers = src
+        .bytes()
+        .filter(|b| matches!(b, b'(' | b'{' | b'[' | b'`' | b'$'))
+        .count();
+    let keywords = src
+        .split(|c: char| c.is_ascii_whitespace() || ";&|()<>".contains(c))
+        .filter(|w| KEYWORDS.contains(w))
+        .count();
+    openers + keywords
+}
+
+/// Collects the commands and hazards of one command line.
+#[derive(Default)]
+pub(super) struct Walker {
+    pub(super) out: ParsedCommand,
+    /// Levels of command strings being walked.
+    pub(super) depth: usize,
+    /// Set when a limit cut the analysis short.
+    pub(super) overflow: bool,
+}
+
+impl Walker {
+    /// Room for one more command?
+    fn room(&mut self) -> bool {
+        let ok = self.out.commands.len() + self.out.nested.len() < MAX_COMMANDS;
+        if !ok {
+            self.overflow = true;
+        }
+        ok
+    }
+
+    /// Records a command that runs directly or indirectly.
+    pub(super) fn push(&mut self, cmd: SimpleCommand, direct: bool) {
+        if !self.room() {
+            return;
+        }
+        if direct {
+            self.out.commands.push(cmd);
+        } else {
+            self.out.nested.push(cmd);
+        }
+    }
+
+    /// Parses `src` (a command substitution, a `bash -c` string, an `eval`
+    /// argument) and records its commands as nested. False when it cannot
+    /// be parsed or the nesting is too deep.
+    pub(super) fn nested_source(&mut self, src: &str) -> bool {
+        if self.depth >= MAX_DEPTH {
+            self.overflow = true;
+            return false;
+        }
+        let Ok(program) = parse_program(src) else {
+            return false;
+        };
+        self.depth += 1;
+        self.program(&program, false);
+        self.depth -= 1;
+        true
+    }
+
+    /// Walks a list of commands that runs in a subshell of its own
+    /// (process substitution): nested.
+    pub(super) fn nested_list(&mut self, list: &ast::CompoundList) {
+        self.list(list, false);
+    }
+
+    pub(super) fn program(&mut self, program: &ast::Program, direct: bool) {
+        for complete in &program.complete_commands {
+            self.list(complete, direct);
+        }
+    }
+
+    fn list(&mut self, list: &ast::CompoundList, direct: bool) {
+        for ast::CompoundListItem(and_or, _separator) in &list.0 {
+            for (_op, pipeline) in and_or {
+                // `time` and `!` only time or negate the pipeline.
+                for command in &pipeline.seq {
+                    self.command(command, direct);
+                }
+            }
+        }
+    }
+
+    fn command(&mut self, command: &ast::Command, direct: bool) {
+        match command {
+            ast::Command::Simple(simple) => self.simple(simple, direct),
+            ast::Command::Compound(compound, redirects) => {
+                self.compound(compound, direct);
+                self.redirect_list(redirects.as_ref());
+            }
+            ast::Command::Function(def) => {
+                self.out.hazards.push(Hazard::FunctionDefinition);
+                // The body runs when the function is called: nested.
+                self.compound(&def.body.0, false);
+                self.redirect_list(def.body.1.as_ref());
+            }
+            ast::Command::ExtendedTest(test, redirects) => {
+                self.out.hazards.push(Hazard::Unmodeled("[[ ]]".into()));
+                self.extended_test(&test.expr);
+                self.redirect_list(redirects.as_ref());
+            }
+        }
+    }
+
+    fn compound(&mut self, compound: &ast::CompoundCommand, direct: bool) {
+        use ast::CompoundCommand as C;
+        match compound {
+            C::BraceGroup(g) => self.list(&g.list, direct),
+            C::Subshell(s) => self.list(&s.list, direct),
+            C::IfClause(i) => {
+                self.list(&i.condition, direct);
+                self.list(&i.then, direct);
+                for clause in i.elses.iter().flatten() {
+                    if let Some(condition) = &clause.condition {
+                        self.list(condition, direct);
+                    }
+                    self.list(&clause.body, direct);
+                }
+            }
+            C::WhileClause(w) | C::UntilClause(w) => {
+                self.list(&w.0, direct);
+                self.list(&w.1.list, direct);
+            }
+            C::ForClause(f) => {
+                for value in f.values.iter().flatten() {
+                    let class = self.classify_word(&value.value);
+                    self.out.hazards.extend(class.hazards);
+                }
+                self.list(&f.body.list, direct);
+            }
+            C::CaseClause(c) => {
+                let class = self.classify_word(&c.value.value);
+                self.out.hazards.extend(class.hazards);
+                for item in &c.cases {
+                    for pattern in &item.patterns {
+                        let class = self.classify_word(&pattern.value);
+                        self.out.hazards.extend(class.hazards);
+                    }
+                    if let Some(cmd) = &item.cmd {
+                        self.list(cmd, direct);
+                    }
+                }
+            }
+            C::Arithmetic(a) => {
+                self.out.hazards.push(Hazard::Unmodeled("(( ))".into()));
+                self.scan_text(&a.expr.value);
+                // brush reads `( ( cmd ) )` as arithmetic where bash sees
+                // nested subshells: let deny rules see `cmd`.
+                self.nested_source(&a.expr.value);
+            }
+            C::ArithmeticForClause(f) => {
+                self.out.hazards.push(Hazard::Unmodeled("for (( ))".into()));
+                for expr in [&f.initializer, &f.condition, &f.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.scan_text(&expr.value);
+                }
+                self.list(&f.body.list, direct);
+            }
+            C::Coprocess(c) => {
+                self.out.hazards.push(Hazard::Unmodeled("coproc".into()));
+                self.command(&c.body, false);
+            }
+        }
+    }
+
+    fn extended_test(&mut self, expr: &ast::ExtendedTestExpr) {
+        use ast::ExtendedTestExpr as E;
+        match expr {
+            E::And(a, b) | E::Or(a, b) => {
+                self.extended_test(a);
+                self.extended_test(b);
+            }
+            E::Not(a) | E::Parenthesized(a) => self.extended_test(a),
+            E::UnaryTest(_, w) => self.scan_text(&w.value),
+            E::BinaryTest(_, a, b) => {
+                self.scan_text(&a.value);
+                self.scan_text(&b.value);
+            }
+        }
+    }
+
+    /// Records the commands hidden in a piece of text (for deny matching);
+    /// its hazards are already covered by the construct holding it.
+    fn scan_text(&mut self, text: &str) {
+        let _ = self.classify_word(text);
+    }
+
+    fn redirect_list(&mut self, redirects: Option<&ast::RedirectList>) {
+        for r in redirects.iter().flat_map(|l| l.0.iter()) {
+            let hazards = self.redirect(r);
+            self.out.hazards.extend(hazards);
+        }
+    }
+
+    fn simple(&mut self, simple: &ast::SimpleCommand, direct: bool) {
+        let mut cmd = SimpleCommand::default();
+        let mut assignments: Vec<(String, Word)> = Vec::new();
+        for item in simple.prefix.iter().flat_map(|p| p.0.iter()) {
+            self.item(item, true, &mut cmd, &mut assignments);
+        }
+        let mut program_has_parameter = false;
+        if let Some(name) = &simple.word_or_name {
+            let class = self.classify_word(&name.value);
+            program_has_parameter = class.has_parameter;
+            cmd.hazards.extend(class.hazards);
+            cmd.words.push(class.word);
+        }
+        for item in simple.suffix.iter().flat_map(|s| s.0.iter()) {
+            self.item(item, false, &mut cmd, &mut assignments);
+        }
+
+        for (name, value) in &assignments {
+            if cmd.words.is_empty() || !harmless_assignment(name, value) {
+                cmd.hazards.push(Hazard::EnvAssignment(name.clone()));
+            }
+        }
+        match cmd.words.first() {
+            Some(Word::Expanded(text)) => cmd.hazards.push(if program_has_parameter {
+                Hazard::VariableInCommandPosition
+            } else {
+                Hazard::NonLiteralCommandName(text.clone())
+            }),
+            Some(Word::Literal(_)) => {
+                let words = cmd.words.clone();
+                self.special(&words, &mut cmd.hazards, true);
+            }
+            None => {}
+        }
+        dedup(&mut cmd.hazards);
+        self.push(cmd, direct);
+    }
+
+    /// One prefix or suffix item of a simple command.
+    fn item(
+        &mut self,
+        item: &ast::CommandPrefixOrSuffixItem,
+        in_prefix: bool,
+        cmd: &mut SimpleCommand,
+        assignments: &mut Vec<(String, Word)>,
+    ) {
+        use ast::CommandPrefixOrSuffixItem as I;
+        match item {
+            I::IoRedirect(r) => {
+                let hazards = self.redirect(r);
+                cmd.hazards.extend(hazards);
+            }
+            I::Word(w) => {
+                let class = self.classify_word(&w.value);
+                cmd.hazards.extend(class.hazards);
+                cmd.words.push(class.word);
+            }
+            I::AssignmentWord(assignment, w) => {
+                let class = self.classify_word(&w.value);
+                cmd.hazards.extend(class.hazards);
+                if in_prefix {
+                    let name = match &assignment.name {
+                        ast::AssignmentName::VariableName(n) => n.clone(),
+                        ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
+                    };
+                    assignments.push((name, class.word));
+                } else {
+                    // `make CC=cc`, `export A=b`: an argument.
+                    cmd.words.push(class.word);
+                }
+            }
+            I::ProcessSubstitution(kind, subshell) => {
+                cmd.hazards.push(Hazard::ProcessSubstitution);
+                self.nested_list(&subshell.list);
+                let op = match kind {
+                    ast::ProcessSubstitutionKind::Read => "<(…)",
+                    ast::ProcessSubstitutionKind::Write => ">(…)",
+                };
+                cmd.words.push(Word::Expanded(op.into()));
+            }
+        }
+    }
+
+    /// The hazards of one redirection (and the commands nested in it).
+    pub(super) fn redirect(&mut self, r: &ast::IoRedirect) -> Vec<Hazard> {
+        use ast::IoFileRedirectKind as K;
+        use ast::IoFileRedirectTarget as T;
+        match r {
+            ast::IoRedirect::File(_fd, kind, target) => match target {
+                T::Fd(_) => Vec::new(),
+                T::ProcessSubstitution(_, subshell) => {
+                    self.nested_list(&subshell.list);
+                    vec![Hazard::ProcessSubstitution]
+                }
+                T::Duplicate(w) => {
+                    let class = self.classify_word(&w.value);
+                    let mut hazards = class.hazards;
+                    let fd_like = class.word.literal().is_some_and(is_fd_duplication);
+                    if !fd_like {
+                        // `>&file` writes to a file; `<&$x` is not understood.
+                        hazards.push(match kind {
+                            K::DuplicateOutput => Hazard::RedirectToFile(w.value.clone()),
+                            _ => Hazard::Unmodeled(format!("<&{}", w.value)),
+                        });
+                    }
+                    hazards
+                }
+                T::Filename(w) => {
+                    let class = self.classify_word(&w.value);
+                    let mut hazards = class.hazards;
+                    let harmless = match kind {
+                        K::Read => class.word.literal().is_some_and(readable_source),
+                        _ => class.word.literal().is_some_and(harmless_sink),
+                    };
+                    if !harmless {
+                        hazards.push(Hazard::RedirectToFile(w.value.clone()));
+                    }
+                    hazards
+                }
+            },
+            ast::IoRedirect::OutputAndError(w, _append) => {
+                let class = self.classify_word(&w.value);
+                let mut hazards = class.hazards;
+                if !class.word.literal().is_some_and(harmless_sink) {
+                    hazards.push(Hazard::RedirectToFile(w.value.clone()));
+                }
+                hazards
+            }
+            ast::IoRedirect::HereString(_, w) => self.classify_word(&w.value).hazards,
+            ast::IoRedirect::HereDocument(_, doc) => self.heredoc(doc),
+        }
+    }
+}
+
+/// `2>&1`, `>&-`, `3>&1-`: duplicating or closing a descriptor.
+fn is_fd_duplication(s: &str) -> bool {
+    let digits = s.strip_suffix('-').unwrap_or(s);
+    s == "-" || (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Output targets that do not write a file.
+fn harmless_sink(s: &str) -> bool {
+    matches!(s, "/dev/null" | "/dev/stdout" | "/dev/stderr")
+}
+
+/// Input sources that only read a file: a literal name that is not one of
+/// bash's network pseudo-files.
+fn readable_source(s: &str) -> bool {
+    !s.starts_with("/dev/tcp/") && !s.starts_with("/dev/udp/")
+}
+
+/// Variables that may be set for a command without changing what runs.
+fn harmless_assignment(name: &str, value: &Word) -> bool {
+    const HARMLESS: &[&str] = &[
+        "RUST_BACKTRACE",
+        "RUST_LOG",
+        "NO_COLOR",
+        "CARGO_TERM_COLOR",
+        "LANG",
+        "LC_ALL",
+    ];
+    HARMLESS.contains(&name) && value.literal().is_some()
+}
+
+fn dedup(hazards: &mut Vec<Hazard>) {
+    let mut seen = Vec::with_capacity(hazards.len());
+    hazards.retain(|h| {
+        if seen.contains(h) {
+            false
+        } else {
+            seen.push(h.clone());
+            true
+        }
+    });
+}

@@ -1,0 +1,230 @@
+//! Known-safe read-only commands, for `bash.auto_approve_read_only`.
+//!
+//! A command is known-safe when it has no hazard at all and every simple
+//! command in it is a program from the list below with arguments that
+//! cannot write, delete or run anything. Programs with dangerous options
+//! (`sort -o`, `find -delete`, `git diff --output`) need literal arguments,
+//! so that a glob or a variable cannot smuggle such an option in.
+
+use super::{ParsedCommand, Word};
+
+/// Programs that only read or print, whatever their arguments.
+const ANY_ARGUMENTS: &[&str] = &[
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "echo",
+    "pwd",
+    "true",
+    "false",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "stat",
+    "which",
+    "type",
+    "cut",
+    "tr",
+    "nl",
+    "grep",
+    "egrep",
+    "fgrep",
+    "du",
+    "df",
+    "diff",
+    "cmp",
+    "comm",
+    "test",
+    "[",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "id",
+    "whoami",
+    "groups",
+    "uname",
+    "nproc",
+    "arch",
+    "printenv",
+];
+
+/// `find` actions that write, delete or run.
+const FIND_UNSAFE: &[&str] = &[
+    "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+];
+
+/// Some(the check that allowed it) when every part of the command is a
+/// known read-only program with safe arguments and nothing in it is a
+/// hazard (no redirection to a file, substitution, wrapper …).
+pub fn known_safe(parsed: &ParsedCommand) -> Option<String> {
+    if !parsed.is_hazard_free() || parsed.commands.is_empty() {
+        return None;
+    }
+    let mut programs: Vec<String> = Vec::new();
+    for cmd in &parsed.commands {
+        let program = cmd.program()?;
+        if !safe_arguments(program, &cmd.words[1..]) {
+            return None;
+        }
+        let label = match (program, cmd.words.get(1).and_then(Word::literal)) {
+            ("git", Some(sub)) => format!("git {sub}"),
+            _ => program.to_owned(),
+        };
+        if !programs.contains(&label) {
+            programs.push(label);
+        }
+    }
+    Some(format!("known read-only command: {}", programs.join(", ")))
+}
+
+/// Whether `program` with `args` only reads.
+fn safe_arguments(program: &str, args: &[Word]) -> bool {
+    if ANY_ARGUMENTS.contains(&program) {
+        return true;
+    }
+    let literal: Option<Vec<&str>> = args.iter().map(Word::literal).collect();
+    match program {
+        // `printf -v var` assigns a shell variable.
+        "printf" => matches!(args.first().and_then(Word::literal), Some(f) if !f.starts_with("-v")),
+        // With arguments, `env` runs a program and `hostname` sets the name.
+        "env" | "hostname" => args.is_empty(),
+        _ => literal.is_some_and(|a| safe_literal_arguments(program, &a)),
+    }
+}
+
+fn safe_literal_arguments(program: &str, args: &[&str]) -> bool {
+    match program {
+        "date" => !args
+            .iter()
+            .any(|a| a.starts_with("--set") || short_option_has(a, 's')),
+        "sort" => !args.iter().any(|a| {
+            a.starts_with("--output")
+                || a.starts_with("--compress-program")
+                || short_option_has(a, 'o')
+        }),
+        // `uniq IN OUT` writes OUT.
+        "uniq" => args.iter().filter(|a| !a.starts_with('-')).count() <= 1,
+        // `tree -o FILE` writes FILE; `-R` with `-H` writes HTML files.
+        "tree" => !args.iter().any(|a| {
+            a.starts_with("--output") || short_option_has(a, 'o') || short_option_has(a, 'R')
+        }),
+        // `file -C` compiles a magic file.
+        "file" => !args
+            .iter()
+            .any(|a| a.starts_with("--compile") || short_option_has(a, 'C')),
+        "find" => !args.iter().any(|a| FIND_UNSAFE.contains(a)),
+        // `rg --pre CMD` runs CMD on every file.
+        "rg" => !args
+            .iter()
+            .any(|a| a.starts_with("--pre") || a.starts_with("--hostname-bin")),
+        "git" => git_read_only(args),
+        _ => false,
+    }
+}
+
+/// `git status|log|diff|show|rev-parse|ls-files …` and `git branch`
+/// listing. No global options (`-c`, `-C`, `--git-dir`, `--exec-path`)
+/// and no `--output`/`--ext-diff`.
+fn git_read_only(args: &[&str]) -> bool {
+    let Some((&sub, rest)) = args.split_first() else {
+        return false;
+    };
+    let writes = |a: &&str| a.starts_with("--output") || a.starts_with("--ext-diff");
+    match sub {
+        "status" | "rev-parse" | "ls-files" => !rest.iter().any(writes),
+        "log" | "diff" | "show" => !rest.iter().any(writes),
+        // Without options that only list, `git branch NAME` creates a branch.
+        "branch" => rest.iter().all(|a| {
+            matches!(
+                *a,
+                "-a" | "-r"
+                    | "-v"
+                    | "-vv"
+                    | "-l"
+                    | "--all"
+                    | "--remotes"
+                    | "--verbose"
+                    | "--list"
+                    | "--show-current"
+                    | "--no-color"
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// `-xyz` (a cluster of short options, not `--long`) containing `c`.
+fn short_option_has(arg: &str, c: char) -> bool {
+    arg.strip_prefix('-')
+        .is_some_and(|rest| !rest.starts_with('-') && rest.contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse;
+    use super::*;
+
+    fn safe(c: &str) -> bool {
+        known_safe(&parse(c).unwrap()).is_some()
+    }
+
+    #[test]
+    fn read_only_programs_are_safe() {
+        for c in [
+            "ls -la src",
+            "cat README.md | grep -n foo | head -5",
+            "wc -l *.rs",
+            "git status",
+            "git log --oneline -5",
+            "git diff HEAD~1 -- src",
+            "git branch -a",
+            "find . -name '*.rs' -type f",
+            "sort -u list.txt",
+            "date +%Y",
+            "printf '%s\\n' a b",
+            "env",
+            "ls 2>/dev/null",
+        ] {
+            assert!(safe(c), "{c} should be known-safe");
+        }
+    }
+
+    #[test]
+    fn writers_and_runners_are_not() {
+        for c in [
+            "rm -rf x",
+            "ls > out.txt",
+            "cat $(echo x)",
+            "sort -o out in",
+            "sort -uo out in",
+            "uniq in out",
+            "find . -delete",
+            "find . -exec rm {} ;",
+            "find $DIR",
+            "git branch new-feature",
+            "git diff --output=x",
+            "git -c core.pager=x log",
+            "git push",
+            "rg --pre cat x",
+            "printf -v PATH /tmp",
+            "env rm x",
+            "date -s 2020-01-01",
+            "tree -o out",
+            "cd src && ls",
+            "",
+            "/bin/ls",
+        ] {
+            assert!(!safe(c), "{c} should not be known-safe");
+        }
+    }
+
+    #[test]
+    fn names_the_check() {
+        let why = known_safe(&parse("ls | grep x | ls").unwrap()).unwrap();
+        assert_eq!(why, "known read-only command: ls, grep");
+    }
+}

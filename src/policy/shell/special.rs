@@ -1,0 +1,234 @@
+//! Programs that run other code: shells given `-c`, `eval`, `source`,
+//! wrappers (`sudo`, `env`, `xargs` …) and `find -exec`. Each adds a hazard
+//! to the command, and the code it runs is recorded as nested commands so
+//! that deny rules see it (`sudo rm x` is denied by `rm *`).
+
+use super::parse::Walker;
+use super::{Hazard, SimpleCommand, Word};
+
+/// Shells whose `-c` takes a command string.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh",
+    "rbash",
+];
+
+/// Programs that run another program given in their arguments.
+const WRAPPERS: &[&str] = &[
+    "env",
+    "sudo",
+    "doas",
+    "su",
+    "runuser",
+    "pkexec",
+    "sg",
+    "xargs",
+    "parallel",
+    "timeout",
+    "nice",
+    "nohup",
+    "exec",
+    "command",
+    "builtin",
+    "stdbuf",
+    "ionice",
+    "chroot",
+    "flock",
+    "watch",
+    "time",
+    "strace",
+    "ltrace",
+    "setsid",
+    "busybox",
+    "taskset",
+    "chrt",
+    "numactl",
+    "prlimit",
+    "unbuffer",
+    "script",
+    "systemd-run",
+    "nsenter",
+    "unshare",
+    "firejail",
+    "fakeroot",
+    "catchsegv",
+    "valgrind",
+    "torsocks",
+    "proxychains",
+    "proxychains4",
+    "dbus-run-session",
+    "xvfb-run",
+];
+
+/// The last path component of a program word: `/usr/bin/env` is `env`.
+pub(super) fn basename(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+/// Whether `name` (a basename) is a wrapper.
+pub(super) fn is_wrapper(name: &str) -> bool {
+    WRAPPERS.contains(&name)
+}
+
+impl Walker {
+    /// Adds the hazards of a command whose program word is literal and
+    /// records the code it runs. `expand_wrappers` is false for the tails
+    /// of a wrapper's arguments, which are all enumerated by the first
+    /// wrapper already.
+    pub(super) fn special(
+        &mut self,
+        words: &[Word],
+        hazards: &mut Vec<Hazard>,
+        expand_wrappers: bool,
+    ) {
+        let Some(program) = words.first().and_then(Word::literal) else {
+            return;
+        };
+        let args = &words[1..];
+        let name = basename(program);
+        match name {
+            "eval" => {
+                hazards.push(Hazard::Eval);
+                self.code_from_args(args);
+            }
+            "trap" => {
+                let lists_only = args
+                    .iter()
+                    .all(|a| matches!(a.literal(), Some("-p" | "-l" | "--")));
+                if !lists_only {
+                    hazards.push(Hazard::Eval);
+                    if let Some(code) = args
+                        .iter()
+                        .filter_map(Word::literal)
+                        .find(|a| !a.starts_with('-'))
+                    {
+                        self.nested_source(code);
+                    }
+                }
+            }
+            "fc" => hazards.push(Hazard::Eval),
+            "mapfile" | "readarray"
+                if args
+                    .iter()
+                    .any(|a| a.literal().is_none_or(|s| s.starts_with("-C"))) =>
+            {
+                hazards.push(Hazard::Eval)
+            }
+            "source" | "." => hazards.push(Hazard::Source),
+            "find" => self.find(args, hazards),
+            "command" if matches!(args.first().and_then(Word::literal), Some("-v" | "-V")) => {}
+            "env" if args.is_empty() => {}
+            _ if SHELLS.contains(&name) => self.shell(args, hazards),
+            _ if is_wrapper(name) => {
+                hazards.push(Hazard::Wrapper(name.to_owned()));
+                if expand_wrappers {
+                    self.wrapped(args);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `eval a b c` runs the words joined by spaces.
+    fn code_from_args(&mut self, args: &[Word]) {
+        let literal: Option<Vec<&str>> = args.iter().map(Word::literal).collect();
+        if let Some(parts) = literal {
+            self.nested_source(&parts.join(" "));
+        }
+    }
+
+    /// `bash [options] -c STRING …`: the string is a command.
+    fn shell(&mut self, args: &[Word], hazards: &mut Vec<Hazard>) {
+        let mut dash_c = false;
+        let mut skip_next = false;
+        let mut string = None;
+        for arg in args {
+            if skip_next {
+                skip_next = false;
+                continue;
+            }
+            let Some(a) = arg.literal() else {
+                // An expanded word among the options: it may be `-c`.
+                if string.is_none() {
+                    dash_c = true;
+                }
+                break;
+            };
+            if a == "--" || a == "-" {
+                continue;
+            }
+            if let Some(long) = a.strip_prefix("--") {
+                skip_next = matches!(long, "rcfile" | "init-file");
+                continue;
+            }
+            if let Some(cluster) = a.strip_prefix('-').or_else(|| a.strip_prefix('+')) {
+                dash_c |= cluster.contains('c');
+                skip_next = cluster.ends_with(['o', 'O']);
+                continue;
+            }
+            string = Some(a);
+            break;
+        }
+        if dash_c {
+            hazards.push(Hazard::ShellDashC);
+            if let Some(code) = string
+                && !self.nested_source(code)
+            {
+                hazards.push(Hazard::Unparseable(code.to_owned()));
+            }
+        }
+    }
+
+    /// The commands a wrapper may run: every tail of its arguments that
+    /// starts with a literal word that is not an option or an assignment
+    /// (`sudo -u root rm x` gives `root rm x`, `rm x` and `x`). Arguments
+    /// that look like command strings (`su -c 'rm x'`, `watch 'rm x'`) are
+    /// parsed too.
+    fn wrapped(&mut self, args: &[Word]) {
+        for (i, arg) in args.iter().enumerate() {
+            let Some(a) = arg.literal() else { continue };
+            if a.contains([' ', ';', '|', '&', '\n', '$', '`', '<', '>', '(']) {
+                self.nested_source(a);
+            }
+            if a.is_empty() || a.starts_with(['-', '+']) || a.contains('=') {
+                continue;
+            }
+            let tail = &args[i..];
+            let mut cmd = SimpleCommand {
+                words: tail.to_vec(),
+                hazards: Vec::new(),
+            };
+            self.special(tail, &mut cmd.hazards, false);
+            self.push(cmd, false);
+        }
+    }
+
+    /// `find … -exec CMD … ;` (also `-execdir`, `-ok`, `-okdir`, ending in
+    /// `;` or `+`).
+    fn find(&mut self, args: &[Word], hazards: &mut Vec<Hazard>) {
+        let mut i = 0;
+        while i < args.len() {
+            let action = args[i].literal();
+            if matches!(action, Some("-exec" | "-execdir" | "-ok" | "-okdir")) {
+                hazards.push(Hazard::FindExec);
+                let start = i + 1;
+                let mut end = start;
+                while end < args.len() && !matches!(args[end].literal(), Some(";" | "+")) {
+                    end += 1;
+                }
+                let words = &args[start..end];
+                if !words.is_empty() {
+                    let mut cmd = SimpleCommand {
+                        words: words.to_vec(),
+                        hazards: Vec::new(),
+                    };
+                    if words[0].literal().is_some() {
+                        self.special(words, &mut cmd.hazards, true);
+                    }
+                    self.push(cmd, false);
+                }
+                i = end;
+            }
+            i += 1;
+        }
+    }
+}
