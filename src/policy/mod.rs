@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::supervisor::{PolicyVerdict, Subject, ToolKind, Verdict};
 
 pub mod grants;
+pub mod guardrails;
 pub mod paths;
 pub mod persist;
 pub mod rule;
@@ -52,8 +53,17 @@ impl Policy {
 
     /// The verdict for a call of `tool` (of `kind`) about `subject`. The
     /// agent cannot influence this beyond what it asks to do.
-    pub fn evaluate(&self, tool: &str, kind: ToolKind, _subject: &Subject) -> PolicyVerdict {
+    pub fn evaluate(&self, tool: &str, kind: ToolKind, subject: &Subject) -> PolicyVerdict {
         let _ = tool;
+        if let Subject::Command { command } = subject
+            && let Some(g) = guardrails::check(command)
+        {
+            return PolicyVerdict {
+                verdict: Verdict::Deny,
+                rule: format!("guardrail: {g}"),
+                source: "built-in guardrail".into(),
+            };
+        }
         match kind {
             ToolKind::Read => PolicyVerdict {
                 verdict: Verdict::Allow,

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::scope::{Scope, ScopeError};
 use crate::supervisor::{AgentInfo, CallId, EventBus, Subject, ToolKind};
 
+pub mod bash;
 pub mod output;
 pub use output::{OutputBuf, ToolOutput};
 
@@ -185,7 +186,8 @@ impl ToolRegistry {
     /// `tools.enabled` (absent: all of them). An unknown name is an error;
     /// an empty list disables every tool.
     pub fn from_config(cfg: &crate::config::Config) -> Result<Self, UnknownToolError> {
-        let all = Self::all();
+        let mut all = Self::all();
+        all.insert(Arc::new(bash::Bash::new(&cfg.bash)));
         all.restrict(cfg.tools.enabled.as_deref())
     }
 

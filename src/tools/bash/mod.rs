@@ -1,0 +1,236 @@
+//! `bash`: one long-lived shell per agent, in a pseudo-terminal, that
+//! cannot hang (timeouts kill everything the command started), flood
+//! (output is capped, head and tail kept) or lie (a random per-command
+//! sentinel carries the exit status).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::config::BashConfig;
+use crate::scope::Scope;
+use crate::supervisor::{AgentInfo, Event, Subject, ToolKind};
+use crate::tools::readonly::{args, object_schema};
+use crate::tools::{Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec};
+
+pub mod capture;
+pub mod env;
+mod plumbing;
+pub mod pool;
+pub mod procs;
+mod result;
+pub mod sentinel;
+pub mod session;
+
+pub use env::EnvFilter;
+pub use pool::{Pool, PoolOutcome, Request};
+pub use session::{Ending, RunOutcome, Shell, ShellConfig, ShellError};
+
+/// Longest summary line shown for a command.
+const SUMMARY_CHARS: usize = 120;
+
+/// The `bash` tool.
+pub struct Bash {
+    spec: ToolSpec,
+    cfg: BashConfig,
+    env: Result<EnvFilter, env::EnvPatternError>,
+    pool: Arc<Pool>,
+}
+
+impl Bash {
+    /// Build it from the `[bash]` config. An invalid env pattern makes every
+    /// call fail with a message naming it (never a leak of the secrets).
+    pub fn new(cfg: &BashConfig) -> Self {
+        let props = json!({
+            "command": {
+                "type": "string",
+                "description": "The bash command to run, exactly as written (multi-line scripts and heredocs are fine). The shell persists between calls: cd, exported variables and functions carry over. stdin is empty: a command that reads it gets end-of-file. Required unless restart is true."
+            },
+            "description": {
+                "type": "string",
+                "description": "Why you run it, in a few words; shown to the human who approves the command."
+            },
+            "restart": {
+                "type": "boolean",
+                "default": false,
+                "description": "Start a fresh shell first (cwd, variables and functions reset). With no command, only restart."
+            },
+            "timeout_secs": {
+                "type": "integer",
+                "minimum": 1,
+                "description": format!(
+                    "Timeout in seconds (default {}, at most {}). On timeout every process the command started is killed and the shell is restarted.",
+                    cfg.timeout_secs, cfg.max_timeout_secs
+                )
+            }
+        });
+        Self {
+            spec: ToolSpec {
+                name: "bash",
+                title: "Run a bash command",
+                description: "Run a command in a persistent bash shell in the workspace (a pseudo-terminal; one shell per agent). The result is the output (capped: head and tail kept) and a final line `exit code: N`. Commands that wait for input get end-of-file; pagers and editors are disabled; secret environment variables are not passed.",
+                kind: ToolKind::Exec,
+                input_schema: object_schema(props, &[]),
+            },
+            cfg: cfg.clone(),
+            env: EnvFilter::new(cfg),
+            pool: Arc::new(Pool::new()),
+        }
+    }
+
+    /// The shells (for tests and diagnostics).
+    pub fn pool(&self) -> &Arc<Pool> {
+        &self.pool
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BashArgs {
+    command: Option<String>,
+    /// Shown to the human (it is in the call's arguments); not used here.
+    #[serde(default)]
+    #[allow(dead_code)]
+    description: Option<String>,
+    #[serde(default)]
+    restart: bool,
+    timeout_secs: Option<u64>,
+}
+
+impl Tool for Bash {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn prepare(
+        &self,
+        a: &Map<String, Value>,
+        scope: &Scope,
+    ) -> Result<Box<dyn Invocation>, ToolError> {
+        let name = self.spec.name;
+        let parsed: BashArgs = args::parse(name, a)?;
+        let command = match parsed.command {
+            Some(c) if c.contains('\0') => {
+                return Err(args::invalid(
+                    name,
+                    "command must not contain NUL characters",
+                ));
+            }
+            Some(c) if c.trim().is_empty() && !parsed.restart => {
+                return Err(args::invalid(name, "command is empty"));
+            }
+            Some(c) if c.trim().is_empty() => None,
+            Some(c) => Some(c),
+            None if parsed.restart => None,
+            None => {
+                return Err(args::invalid(
+                    name,
+                    "missing field `command` (it may be left out only with restart: true)",
+                ));
+            }
+        };
+        if parsed.timeout_secs == Some(0) {
+            return Err(args::invalid(name, "timeout_secs must be at least 1"));
+        }
+        let timeout_secs = parsed
+            .timeout_secs
+            .unwrap_or(self.cfg.timeout_secs)
+            .min(self.cfg.max_timeout_secs)
+            .max(1);
+        Ok(Box::new(BashCall {
+            command,
+            restart: parsed.restart,
+            timeout_secs,
+            max_output: self.cfg.max_output_bytes,
+            workspace: scope.workspace().to_path_buf(),
+            env: self.env.clone(),
+            pool: self.pool.clone(),
+        }))
+    }
+
+    fn agent_disconnected(&self, agent: &AgentInfo) {
+        self.pool.close(agent.id);
+    }
+
+    fn shutdown(&self) {
+        self.pool.close_all();
+    }
+}
+
+struct BashCall {
+    command: Option<String>,
+    restart: bool,
+    timeout_secs: u64,
+    max_output: usize,
+    workspace: PathBuf,
+    env: Result<EnvFilter, env::EnvPatternError>,
+    pool: Arc<Pool>,
+}
+
+/// The first line of `command`, cut to a readable length.
+pub fn summarize(command: &str) -> String {
+    let mut lines = command.trim().lines();
+    let first = lines.next().unwrap_or("");
+    let mut s: String = first.chars().take(SUMMARY_CHARS).collect();
+    if first.chars().count() > SUMMARY_CHARS || lines.next().is_some() {
+        s.push_str(" …");
+    }
+    s
+}
+
+impl Invocation for BashCall {
+    fn summary(&self) -> String {
+        match (&self.command, self.restart) {
+            (None, _) => "restart the shell".into(),
+            (Some(c), true) => format!("(restart) {}", summarize(c)),
+            (Some(c), false) => summarize(c),
+        }
+    }
+
+    fn subject(&self) -> Subject {
+        match &self.command {
+            Some(command) => Subject::Command {
+                command: command.clone(),
+            },
+            None => Subject::None,
+        }
+    }
+
+    fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
+        Box::pin(async move {
+            let filter = match &self.env {
+                Ok(f) => f,
+                Err(e) => return ToolOutput::error(format!("the bash tool is misconfigured: {e}")),
+            };
+            let cfg = ShellConfig {
+                workspace: self.workspace.clone(),
+                env: filter.apply(std::env::vars_os()),
+                max_output_bytes: self.max_output,
+            };
+            let req = Request {
+                command: self.command.clone(),
+                restart: self.restart,
+                timeout: Duration::from_secs(self.timeout_secs),
+            };
+            let events = ctx.events.clone();
+            let id = ctx.call_id;
+            let mut stream = move |chunk: &[u8]| {
+                events.emit(Event::CallOutput {
+                    id,
+                    chunk: chunk.to_vec(),
+                })
+            };
+            match self
+                .pool
+                .run(ctx.agent.id, &cfg, &req, &ctx.cancel, &mut stream)
+                .await
+            {
+                Ok(outcome) => result::render(outcome, self.timeout_secs, &self.workspace),
+                Err(e) => ToolOutput::error(format!("{e}; the command did not run")),
+            }
+        })
+    }
+}

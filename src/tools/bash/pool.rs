@@ -1,0 +1,186 @@
+//! One shell per agent: started lazily, calls of one agent take turns on
+//! it, and it ends when the agent disconnects, the supervisor stops, or
+//! the pool is dropped.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::procs;
+use super::session::{RunOutcome, Shell, ShellConfig, ShellError};
+
+/// What one call asks of its agent's shell.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The command; `None` only with `restart`.
+    pub command: Option<String>,
+    /// End the current shell first.
+    pub restart: bool,
+    /// How long the command may run.
+    pub timeout: Duration,
+}
+
+/// What happened.
+#[derive(Debug)]
+pub enum PoolOutcome {
+    /// The command ran (or ended some other way).
+    Ran {
+        /// The shell's report.
+        outcome: RunOutcome,
+        /// The shell was restarted on request first.
+        restarted: bool,
+    },
+    /// Only a restart was asked for.
+    Restarted,
+    /// Cancelled before the command reached the shell.
+    CancelledBeforeStart,
+}
+
+struct Slot {
+    shell: tokio::sync::Mutex<Option<Shell>>,
+    closed: CancellationToken,
+    /// The current shell's pid (0: none), for killing it without the lock.
+    pid: AtomicI32,
+}
+
+/// The shells of all agents.
+pub struct Pool {
+    slots: Mutex<HashMap<u64, Arc<Slot>>>,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Pool {
+    /// No shells yet.
+    pub fn new() -> Self {
+        Self {
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn slot(&self, agent: u64) -> Arc<Slot> {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots
+            .entry(agent)
+            .or_insert_with(|| {
+                Arc::new(Slot {
+                    shell: tokio::sync::Mutex::new(None),
+                    closed: CancellationToken::new(),
+                    pid: AtomicI32::new(0),
+                })
+            })
+            .clone()
+    }
+
+    /// Number of agents with a live shell (for tests and diagnostics).
+    pub fn live_shells(&self) -> Vec<i32> {
+        let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots
+            .values()
+            .map(|s| s.pid.load(Ordering::SeqCst))
+            .filter(|p| *p > 0)
+            .collect()
+    }
+
+    /// Run `req` on `agent`'s shell, starting one with `cfg` if needed.
+    pub async fn run(
+        &self,
+        agent: u64,
+        cfg: &ShellConfig,
+        req: &Request,
+        cancel: &CancellationToken,
+        on_output: &mut (dyn FnMut(&[u8]) + Send),
+    ) -> Result<PoolOutcome, ShellError> {
+        let slot = self.slot(agent);
+        let mut guard = tokio::select! {
+            g = slot.shell.lock() => g,
+            _ = cancel.cancelled() => return Ok(PoolOutcome::CancelledBeforeStart),
+            _ = slot.closed.cancelled() => return Ok(PoolOutcome::CancelledBeforeStart),
+        };
+        if req.restart {
+            if let Some(mut old) = guard.take() {
+                old.kill();
+            }
+            slot.pid.store(0, Ordering::SeqCst);
+        }
+        let Some(command) = req.command.as_deref() else {
+            return Ok(PoolOutcome::Restarted);
+        };
+        let shell = match guard.take() {
+            Some(s) if s.is_alive() => s,
+            _ => {
+                slot.pid.store(0, Ordering::SeqCst);
+                let s = Shell::spawn(cfg).await?;
+                slot.pid.store(s.pid(), Ordering::SeqCst);
+                s
+            }
+        };
+        let shell = guard.insert(shell);
+        if slot.closed.is_cancelled() {
+            shell.kill();
+        }
+        let stop = async {
+            tokio::select! {
+                _ = cancel.cancelled() => {}
+                _ = slot.closed.cancelled() => {}
+            }
+        };
+        let outcome = shell.run(command, req.timeout, stop, on_output).await?;
+        if !shell.is_alive() || slot.closed.is_cancelled() {
+            slot.pid.store(0, Ordering::SeqCst);
+            *guard = None;
+        }
+        Ok(PoolOutcome::Ran {
+            restarted: req.restart,
+            outcome,
+        })
+    }
+
+    /// End `agent`'s shell and everything it started, now.
+    pub fn close(&self, agent: u64) {
+        let slot = {
+            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            slots.remove(&agent)
+        };
+        if let Some(slot) = slot {
+            close_slot(&slot);
+        }
+    }
+
+    /// End every shell, now.
+    pub fn close_all(&self) {
+        let all: Vec<Arc<Slot>> = {
+            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            slots.drain().map(|(_, s)| s).collect()
+        };
+        for slot in all {
+            close_slot(&slot);
+        }
+    }
+}
+
+/// Kill synchronously (the runtime may stop right after), then let a call
+/// still running on the shell see the cancellation and tidy up.
+fn close_slot(slot: &Slot) {
+    slot.closed.cancel();
+    let pid = slot.pid.swap(0, Ordering::SeqCst);
+    if pid > 0 {
+        procs::kill_tree(pid);
+    }
+    if let Ok(mut g) = slot.shell.try_lock() {
+        g.take();
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.close_all();
+    }
+}

@@ -1,0 +1,177 @@
+//! Finding and killing every process a shell started, from `/proc`.
+//!
+//! The shell is a session leader, so its session id and process group id
+//! are its pid. A command's processes stay in that session unless they call
+//! `setsid`; those that do are still found while their parent chain leads
+//! back to the shell.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+/// One line of `/proc/<pid>/stat`, the fields we need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    /// Process id.
+    pub pid: i32,
+    /// Parent process id.
+    pub ppid: i32,
+    /// Process group id.
+    pub pgrp: i32,
+    /// Session id.
+    pub session: i32,
+    /// State letter (`R`, `S`, `Z` …).
+    pub state: char,
+}
+
+/// Parse `/proc/<pid>/stat`. The command name is in parentheses and may
+/// itself contain spaces and parentheses, so parse after the last `)`.
+pub fn parse_stat(text: &str) -> Option<ProcStat> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let pid = text[..open].trim().parse().ok()?;
+    let mut rest = text.get(close + 1..)?.split_ascii_whitespace();
+    let state = rest.next()?.chars().next()?;
+    let ppid = rest.next()?.parse().ok()?;
+    let pgrp = rest.next()?.parse().ok()?;
+    let session = rest.next()?.parse().ok()?;
+    Some(ProcStat {
+        pid,
+        ppid,
+        pgrp,
+        session,
+        state,
+    })
+}
+
+/// The stat of one process, if it exists.
+pub fn stat(pid: i32) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(&text)
+}
+
+/// Every process on the machine (that we may read).
+pub fn all() -> Vec<ProcStat> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(stat)
+        .collect()
+}
+
+/// The live (not zombie) processes that belong to the shell `leader`: its
+/// session, its process group, and every descendant by parent pid.
+pub fn members(leader: i32, table: &[ProcStat]) -> Vec<i32> {
+    let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
+    for p in table {
+        children.entry(p.ppid).or_default().push(p.pid);
+    }
+    let mut found: HashSet<i32> = table
+        .iter()
+        .filter(|p| p.session == leader || p.pgrp == leader)
+        .map(|p| p.pid)
+        .collect();
+    // Descend only from processes proven to be ours (a reaped leader's pid
+    // may have been reused by a stranger).
+    let mut stack: Vec<i32> = found.iter().copied().collect();
+    while let Some(pid) = stack.pop() {
+        for &c in children.get(&pid).map(Vec::as_slice).unwrap_or(&[]) {
+            if found.insert(c) {
+                stack.push(c);
+            }
+        }
+    }
+    let alive: HashSet<i32> = table
+        .iter()
+        .filter(|p| p.state != 'Z' && p.state != 'X')
+        .map(|p| p.pid)
+        .collect();
+    found.retain(|p| alive.contains(p));
+    let mut v: Vec<i32> = found.into_iter().collect();
+    v.sort_unstable();
+    v
+}
+
+/// SIGKILL the shell `leader` and everything it started, repeating until
+/// nothing is left (a fork loop may add processes while we kill), for at
+/// most a second.
+pub fn kill_tree(leader: i32) {
+    let me = std::process::id() as i32;
+    if leader <= 1 || leader == me {
+        return;
+    }
+    for round in 0..200 {
+        // SAFETY: plain syscall; a negative pid addresses the process group.
+        unsafe {
+            libc::kill(-leader, libc::SIGKILL);
+        }
+        let targets: Vec<i32> = members(leader, &all())
+            .into_iter()
+            .filter(|&p| p > 1 && p != me)
+            .collect();
+        if targets.is_empty() {
+            return;
+        }
+        for pid in targets {
+            // SAFETY: plain syscall on a pid we just found in the session.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        if round > 0 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    tracing::warn!(leader, "processes of the shell survived repeated SIGKILL");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_odd_command_names() {
+        let s = parse_stat("123 (a b) (c)) S 1 120 120 0 -1 4194560 ...").unwrap();
+        assert_eq!(
+            s,
+            ProcStat {
+                pid: 123,
+                ppid: 1,
+                pgrp: 120,
+                session: 120,
+                state: 'S'
+            }
+        );
+        assert!(parse_stat("garbage").is_none());
+    }
+
+    #[test]
+    fn members_follow_session_group_and_parents() {
+        let p = |pid, ppid, pgrp, session, state| ProcStat {
+            pid,
+            ppid,
+            pgrp,
+            session,
+            state,
+        };
+        let table = vec![
+            p(10, 1, 10, 10, 'S'),  // the shell
+            p(11, 10, 10, 10, 'S'), // a command
+            p(12, 11, 12, 12, 'S'), // setsid'd grandchild
+            p(13, 12, 12, 12, 'R'), // its child
+            p(14, 1, 10, 10, 'S'),  // orphan still in the session
+            p(15, 10, 10, 10, 'Z'), // zombie: nothing to kill
+            p(20, 1, 20, 20, 'S'),  // unrelated
+            p(21, 20, 20, 20, 'S'), // unrelated
+        ];
+        assert_eq!(members(10, &table), vec![10, 11, 12, 13, 14]);
+    }
+
+    #[test]
+    fn reads_own_process() {
+        let me = stat(std::process::id() as i32).unwrap();
+        assert_eq!(me.pid, std::process::id() as i32);
+        assert!(all().iter().any(|p| p.pid == me.pid));
+    }
+}

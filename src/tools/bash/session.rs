@@ -1,0 +1,330 @@
+//! One long-lived bash in a pseudo-terminal.
+//!
+//! Programs see a terminal on stdout and stderr (the PTY slave, opened
+//! with `O_NOCTTY`; the shell is a session leader without a controlling
+//! terminal, so a program that wants to prompt on `/dev/tty` — sudo, ssh —
+//! fails at once instead of waiting for a human who is not there). The
+//! shell does not read its commands from the terminal: its stdin is a pipe
+//! only we write to, so it is non-interactive (no prompt, no echo, no
+//! job-control chatter). Each command is written to a file of its own in a
+//! private 0700 directory and run by one dispatch line (see
+//! [`sentinel::dispatch_line`]).
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::future::Future;
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use portable_pty::{MasterPty, PtySize};
+use tokio::sync::mpsc;
+
+use super::capture::{Capture, Captured};
+use super::plumbing::{self, ExitCell, PrivateDir};
+use super::procs;
+use super::sentinel::{self, Scanner, Token};
+
+/// How long a fresh shell may take to answer its first command.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long we keep reading after a shell died or was killed.
+const DRAIN_GRACE: Duration = Duration::from_millis(300);
+
+/// What a shell is started with.
+#[derive(Debug, Clone)]
+pub struct ShellConfig {
+    /// Its first working directory.
+    pub workspace: PathBuf,
+    /// Its complete environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// Most bytes of output kept per command (head and tail).
+    pub max_output_bytes: usize,
+}
+
+/// A shell could not be started or fed.
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    /// The PTY or the process could not be created.
+    #[error("cannot start bash: {0}")]
+    Spawn(String),
+    /// bash started but did not answer.
+    #[error("bash did not start properly: {0}")]
+    Startup(String),
+    /// The command could not be handed over.
+    #[error("cannot pass the command to bash: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// How a command's call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The command finished; the shell lives on.
+    Finished {
+        /// `$?`.
+        status: i32,
+    },
+    /// The shell itself ended (`exit`, `exec`, killed).
+    ShellExited {
+        /// Its exit status (128 + n for signal n).
+        code: i32,
+        /// The signal that ended it, if any.
+        signal: Option<i32>,
+    },
+    /// The timeout hit; everything was killed.
+    TimedOut,
+    /// Cancelled (agent, disconnect, shutdown); everything was killed.
+    Cancelled,
+}
+
+/// The result of one command.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// How it ended.
+    pub ending: Ending,
+    /// What it printed.
+    pub output: Captured,
+    /// The shell's working directory afterwards (`None` once it is gone).
+    pub cwd: Option<String>,
+    /// Wall-clock time on the shell.
+    pub duration: Duration,
+}
+
+/// One bash process in its PTY.
+pub struct Shell {
+    pid: i32,
+    max_output: usize,
+    _master: Box<dyn MasterPty + Send>,
+    fifo: File,
+    dir: PrivateDir,
+    rx: mpsc::Receiver<Vec<u8>>,
+    exit: Arc<ExitCell>,
+    wake: Option<std::os::fd::OwnedFd>,
+    carry: Vec<u8>,
+    last_status: i32,
+    seq: u64,
+    cwd: String,
+    dead: bool,
+    cleaned: bool,
+}
+
+impl std::fmt::Debug for Shell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shell")
+            .field("pid", &self.pid)
+            .field("dead", &self.dead)
+            .finish()
+    }
+}
+
+impl Shell {
+    /// Start bash in `cfg.workspace` and wait until it answers.
+    pub async fn spawn(cfg: &ShellConfig) -> Result<Shell, ShellError> {
+        let spawn_err = |e: &dyn std::fmt::Display| ShellError::Spawn(e.to_string());
+        let dir = PrivateDir::create().map_err(|e| spawn_err(&e))?;
+        let pair = portable_pty::native_pty_system()
+            .openpty(PtySize {
+                rows: 50,
+                cols: 200,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(|e| spawn_err(&e))?;
+        let slave_path = pair
+            .master
+            .tty_name()
+            .ok_or_else(|| ShellError::Spawn("the PTY has no name".into()))?;
+        let slave = plumbing::open_slave(&slave_path).map_err(|e| spawn_err(&e))?;
+        drop(pair.slave);
+        // The shell reads its commands from this pipe; we keep the write end.
+        let (cmd_r, cmd_w) = plumbing::pipe()?;
+        plumbing::set_nonblocking(cmd_w.as_raw_fd(), true)?;
+        let mut cmd = std::process::Command::new("bash");
+        cmd.args(["--noprofile", "--norc"])
+            .stdin(std::process::Stdio::from(cmd_r))
+            .stdout(std::process::Stdio::from(slave.try_clone()?))
+            .stderr(std::process::Stdio::from(slave))
+            .env_clear()
+            .envs(cfg.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(&cfg.workspace);
+        // SAFETY: child_setup only makes async-signal-safe calls.
+        unsafe {
+            cmd.pre_exec(plumbing::child_setup);
+        }
+        let child = cmd.spawn().map_err(|e| spawn_err(&e))?;
+        let pid = i32::try_from(child.id())
+            .map_err(|_| ShellError::Spawn("process id out of range".into()))?;
+        drop(cmd); // our copies of the slave and the pipe's read end
+        drop(child); // reaped by our own thread below, by pid
+        let exit = plumbing::spawn_reaper(pid).map_err(|e| {
+            procs::kill_tree(pid);
+            spawn_err(&e)
+        })?;
+        let mut shell = Shell {
+            pid,
+            max_output: cfg.max_output_bytes,
+            _master: pair.master,
+            fifo: File::from(cmd_w),
+            dir,
+            rx: mpsc::channel(1).1,
+            exit,
+            wake: None,
+            carry: Vec::new(),
+            last_status: 0,
+            seq: 0,
+            cwd: cfg.workspace.display().to_string(),
+            dead: false,
+            cleaned: false,
+        };
+        // From here on, Drop kills the shell if anything fails.
+        let raw = shell
+            ._master
+            .as_raw_fd()
+            .ok_or_else(|| ShellError::Spawn("the PTY has no descriptor".into()))?;
+        let reader_fd = plumbing::dup_cloexec(raw)?;
+        let (wake_r, wake_w) = plumbing::pipe()?;
+        let (tx, rx) = mpsc::channel(32);
+        plumbing::spawn_reader(reader_fd, wake_r, tx)?;
+        shell.rx = rx;
+        shell.wake = Some(wake_w);
+        shell.fifo.write_all(sentinel::PRELUDE.as_bytes())?;
+        let ready = shell
+            .run("", STARTUP_TIMEOUT, std::future::pending(), &mut |_| {})
+            .await?;
+        match ready.ending {
+            Ending::Finished { .. } => Ok(shell),
+            other => Err(ShellError::Startup(format!(
+                "{other:?}; it printed: {}",
+                ready.output.text.trim()
+            ))),
+        }
+    }
+
+    /// The shell's pid (its session and process group id too).
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Whether it can take the next command.
+    pub fn is_alive(&self) -> bool {
+        !self.dead && self.exit.status().is_none()
+    }
+
+    /// Run `command`: at most `timeout`, or until `stop` resolves. Raw output
+    /// (without the sentinel) goes to `on_output` as it arrives. After any
+    /// ending but `Finished` the shell is dead and everything it started is
+    /// killed.
+    pub async fn run(
+        &mut self,
+        command: &str,
+        timeout: Duration,
+        stop: impl Future<Output = ()>,
+        on_output: &mut (dyn FnMut(&[u8]) + Send),
+    ) -> Result<RunOutcome, ShellError> {
+        let started = Instant::now();
+        let mut capture = Capture::new(self.max_output);
+        self.seq += 1;
+        let file = self.dir.write_new(&format!("c{}", self.seq), command)?;
+        let token = Token::new();
+        let mut scanner = Scanner::new(&token);
+        let line = sentinel::dispatch_line(&file, &token, self.last_status);
+        let sent = self.fifo.write_all(line.as_bytes());
+        let mut emit = |b: &[u8]| {
+            capture.push(b);
+            on_output(b);
+        };
+        let mut ending = None;
+        if let Err(e) = sent {
+            let _ = std::fs::remove_file(&file);
+            self.kill();
+            return Err(e.into());
+        }
+        let carry = std::mem::take(&mut self.carry);
+        if !carry.is_empty() {
+            scanner.feed(&carry, &mut emit);
+        }
+        let deadline = tokio::time::Instant::now() + timeout;
+        tokio::pin!(stop);
+        let exit = self.exit.clone();
+        while ending.is_none() {
+            tokio::select! {
+                biased;
+                chunk = self.rx.recv() => match chunk {
+                    Some(c) => if let Some(done) = scanner.feed(&c, &mut emit) {
+                        self.carry = done.rest;
+                        self.last_status = done.status;
+                        self.cwd = done.cwd;
+                        ending = Some(Ending::Finished { status: done.status });
+                    },
+                    // The terminal closed: the shell is gone.
+                    None => ending = Some(self.exited().await),
+                },
+                _ = exit.notify.notified() => ending = Some(self.exited().await),
+                _ = tokio::time::sleep_until(deadline) => ending = Some(Ending::TimedOut),
+                _ = &mut stop => ending = Some(Ending::Cancelled),
+            }
+        }
+        let ending = ending.unwrap_or(Ending::Cancelled);
+        let _ = std::fs::remove_file(&file);
+        if !matches!(ending, Ending::Finished { .. }) {
+            self.kill();
+            let until = tokio::time::Instant::now() + DRAIN_GRACE;
+            loop {
+                tokio::select! {
+                    chunk = self.rx.recv() => match chunk {
+                        Some(c) => { scanner.feed(&c, &mut emit); }
+                        None => break,
+                    },
+                    _ = tokio::time::sleep_until(until) => break,
+                }
+            }
+            scanner.flush(&mut emit);
+        }
+        let cwd = self.is_alive().then(|| self.cwd.clone());
+        Ok(RunOutcome {
+            ending,
+            output: capture.finish(),
+            cwd,
+            duration: started.elapsed(),
+        })
+    }
+
+    /// The shell ended by itself: wait (briefly) for its status.
+    async fn exited(&mut self) -> Ending {
+        self.dead = true;
+        let until = Instant::now() + Duration::from_secs(2);
+        loop {
+            if let Some(raw) = self.exit.status() {
+                let (code, signal) = plumbing::decode_status(raw);
+                return Ending::ShellExited { code, signal };
+            }
+            if Instant::now() >= until {
+                return Ending::ShellExited {
+                    code: -1,
+                    signal: None,
+                };
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Kill the shell and everything it started (idempotent).
+    pub fn kill(&mut self) {
+        self.dead = true;
+        if !self.cleaned {
+            procs::kill_tree(self.pid);
+            self.cleaned = true;
+        }
+    }
+}
+
+impl Drop for Shell {
+    fn drop(&mut self) {
+        self.kill();
+        if let Some(w) = self.wake.take() {
+            let _ = File::from(w).write_all(b"x");
+        }
+    }
+}

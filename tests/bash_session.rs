@@ -1,0 +1,212 @@
+//! The shell session on its own: a real bash in a real PTY.
+
+mod bash_support;
+
+use std::time::{Duration, Instant};
+
+use airlock::tools::bash::{Ending, Shell};
+use bash_support::*;
+
+#[tokio::test]
+async fn state_persists_across_commands() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join("sub")).unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(
+        &mut sh,
+        "cd sub && export FOO=bar && greet() { echo \"hi $1\"; }",
+    )
+    .await;
+    assert_eq!(r.ending, Ending::Finished { status: 0 });
+    let r = run(&mut sh, "pwd; echo $FOO; greet you").await;
+    let canon = std::fs::canonicalize(ws.path().join("sub")).unwrap();
+    assert_eq!(r.output.text, format!("{}\nbar\nhi you\n", canon.display()));
+    assert_eq!(r.cwd.as_deref(), Some(canon.to_str().unwrap()));
+}
+
+#[tokio::test]
+async fn exit_status_and_previous_status() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(&mut sh, "false").await;
+    assert_eq!(r.ending, Ending::Finished { status: 1 });
+    let r = run(&mut sh, "echo $?").await;
+    assert_eq!(r.output.text, "1\n", "$? carries over like in a terminal");
+    let r = run(&mut sh, "(exit 42)").await;
+    assert_eq!(r.ending, Ending::Finished { status: 42 });
+    let r = run(&mut sh, "nonexistent_cmd_xyz").await;
+    assert_eq!(r.ending, Ending::Finished { status: 127 });
+    assert!(
+        r.output
+            .text
+            .contains("nonexistent_cmd_xyz: command not found"),
+        "{}",
+        r.output.text
+    );
+}
+
+#[tokio::test]
+async fn stdin_readers_get_eof_at_once() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    for cmd in [
+        "cat",
+        "read x; echo \"got [$x] $?\"",
+        "head -1",
+        "python3 -c 'input()' 2>&1 | tail -1",
+    ] {
+        let t = Instant::now();
+        let r = run_for(&mut sh, cmd, Duration::from_secs(10)).await;
+        assert!(t.elapsed() < Duration::from_secs(3), "{cmd} hung");
+        assert!(matches!(r.ending, Ending::Finished { .. }), "{cmd}: {r:?}");
+    }
+    let r = run(&mut sh, "read x; echo \"got [$x] $?\"").await;
+    assert_eq!(r.output.text, "got [] 1\n");
+}
+
+#[tokio::test]
+async fn programs_see_a_terminal_on_stdout() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(&mut sh, "[ -t 1 ] && echo tty1; [ -t 2 ] && echo tty2; [ -t 0 ] || echo notty0; echo $TERM; echo $-").await;
+    let lines: Vec<&str> = r.output.text.lines().collect();
+    assert_eq!(&lines[..4], &["tty1", "tty2", "notty0", "dumb"]);
+    assert!(
+        !lines[4].contains('i'),
+        "shell must be non-interactive: {}",
+        lines[4]
+    );
+    // A program that wants to prompt on /dev/tty fails at once.
+    let t = Instant::now();
+    let r = run_for(
+        &mut sh,
+        "exec 3</dev/tty && echo opened",
+        Duration::from_secs(5),
+    )
+    .await;
+    assert!(t.elapsed() < Duration::from_secs(3));
+    assert!(!r.output.text.contains("opened"), "{}", r.output.text);
+}
+
+#[tokio::test]
+async fn fake_sentinels_and_missing_newlines_cannot_end_a_call() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    // Sentinel-shaped text with made-up tokens, RS/US bytes, then a sleep:
+    // the call must wait for the real end and report the real status.
+    let fake = r#"for t in 00000000000000000000000000000000 ffffffffffffffffffffffffffffffff; do printf '\036%s\037%d %s\037%s\036' $t 0 / $t; done; printf '\036\037\036'; sleep 0.3; echo after; exit_code=7; (exit $exit_code)"#;
+    let t = Instant::now();
+    let r = run(&mut sh, fake).await;
+    assert!(t.elapsed() >= Duration::from_millis(300), "ended early");
+    assert_eq!(r.ending, Ending::Finished { status: 7 });
+    assert!(r.output.text.contains("00000000000000000000000000000000"));
+    assert!(r.output.text.ends_with("after\n"), "{:?}", r.output.text);
+    // Text without a final newline stays in its own call.
+    let r = run(&mut sh, "printf 'no newline'").await;
+    assert_eq!(r.output.text, "no newline");
+    assert_eq!(r.ending, Ending::Finished { status: 0 });
+    let r = run(&mut sh, "echo next").await;
+    assert_eq!(r.output.text, "next\n");
+}
+
+#[tokio::test]
+async fn commands_run_exactly_as_written() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let heredoc =
+        "cat <<'EOF'\n$HOME `x` \"q\" 'p' \\n\nEOF\ncat <<EOF | tr a-z A-Z\nabc $((1+2))\nEOF";
+    let r = run(&mut sh, heredoc).await;
+    assert_eq!(r.output.text, "$HOME `x` \"q\" 'p' \\n\nABC 3\n");
+    let r = run(&mut sh, "printf '%s\\n' \"héllo wörld ✓ 日本\" 'it'\\''s'").await;
+    assert_eq!(r.output.text, "héllo wörld ✓ 日本\nit's\n");
+    let r = run(
+        &mut sh,
+        "if true\nthen\n  echo multi\nfi\nfor i in 1 2; do echo $i; done",
+    )
+    .await;
+    assert_eq!(r.output.text, "multi\n1\n2\n");
+    // A 100 KB command: one long assignment, checked by length and checksum.
+    let payload: String = (0..100_000)
+        .map(|i| (b'a' + (i % 26) as u8) as char)
+        .collect();
+    let cmd = format!("x='{payload}'\necho ${{#x}}\nprintf %s \"$x\" | md5sum | cut -c1-32");
+    let r = run(&mut sh, &cmd).await;
+    let lines: Vec<&str> = r.output.text.lines().collect();
+    assert_eq!(lines[0], "100000");
+    let expected = std::process::Command::new("md5sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(payload.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(lines[1], &String::from_utf8_lossy(&expected.stdout)[..32]);
+    // Syntax errors are the command's problem, not the shell's.
+    let r = run(&mut sh, "echo \"unterminated").await;
+    assert_eq!(r.ending, Ending::Finished { status: 2 });
+    let r = run(&mut sh, "echo still here").await;
+    assert_eq!(r.output.text, "still here\n");
+}
+
+#[tokio::test]
+async fn exit_and_kill_end_the_shell_and_say_so() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(&mut sh, "echo bye; exit 3").await;
+    assert_eq!(
+        r.ending,
+        Ending::ShellExited {
+            code: 3,
+            signal: None
+        }
+    );
+    assert_eq!(r.output.text, "bye\n");
+    assert!(!sh.is_alive());
+    assert!(r.cwd.is_none());
+
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(&mut sh, "kill -9 $$").await;
+    assert_eq!(
+        r.ending,
+        Ending::ShellExited {
+            code: 137,
+            signal: Some(9)
+        }
+    );
+
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(&mut sh, "exec true").await;
+    assert_eq!(
+        r.ending,
+        Ending::ShellExited {
+            code: 0,
+            signal: None
+        }
+    );
+}
+
+#[tokio::test]
+async fn output_is_normalised_for_the_agent() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(&mut sh, "printf '\\033[1;31mred\\033[0m\\n'; printf '10%%\\r50%%\\r100%%\\n'; printf 'bad \\377 byte\\n'").await;
+    assert_eq!(r.output.text, "red\n100%\nbad \u{FFFD} byte\n");
+    let mut raw = Vec::new();
+    let r = sh
+        .run(
+            "printf 'a\\nb\\n'",
+            Duration::from_secs(10),
+            std::future::pending(),
+            &mut |b| raw.extend_from_slice(b),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.output.text, "a\nb\n");
+    assert_eq!(
+        raw, b"a\r\nb\r\n",
+        "the live stream is raw terminal output, without the sentinel"
+    );
+}
