@@ -48,7 +48,10 @@ impl Specifier {
         let parsed =
             parse(head).map_err(|e| SpecifierError::Unparseable(format!("{specifier}: {e}")))?;
         let not_literal = || SpecifierError::NotLiteral(specifier.to_owned());
-        if !parsed.is_hazard_free() || parsed.commands.len() != 1 {
+        if !parsed.is_hazard_free()
+            || parsed.commands.len() != 1
+            || !parsed.commands[0].assignments.is_empty()
+        {
             return Err(not_literal());
         }
         let words = parsed.commands[0]
@@ -188,6 +191,7 @@ mod tests {
             "$(x)",
             "ls (",
             "A=1",
+            "RUST_LOG=debug cargo test *",
         ] {
             assert!(Specifier::parse(bad).is_err(), "{bad} should be rejected");
         }

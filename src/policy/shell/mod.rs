@@ -17,10 +17,12 @@
 //! `bash.auto_approve_read_only`; [`propose_prefix`] proposes the prefix
 //! rule offered by "approve for this session".
 
+mod ansi_c;
 mod classify;
 mod matcher;
 mod parse;
 mod prefix;
+mod redirect;
 mod safe;
 mod special;
 
@@ -71,6 +73,10 @@ pub struct SimpleCommand {
     /// Its words (argv), after quote removal where they are literal. Empty
     /// for a command made only of assignments or redirections.
     pub words: Vec<Word>,
+    /// Variables assigned for the command or in the shell (`RUST_LOG=x
+    /// cargo test`, `X=1`), by name. All but a few harmless ones
+    /// (`RUST_LOG`, `RUST_BACKTRACE`, `NO_COLOR`, `LANG` …) are hazards.
+    pub assignments: Vec<String>,
     /// Why this command cannot be proven harmless for matching.
     pub hazards: Vec<Hazard>,
 }

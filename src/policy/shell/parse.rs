@@ -327,6 +327,7 @@ impl Walker {
             self.item(item, false, &mut cmd, &mut assignments);
         }
 
+        cmd.assignments = assignments.iter().map(|(n, _)| n.clone()).collect();
         for (name, value) in &assignments {
             if cmd.words.is_empty() || !harmless_assignment(name, value) {
                 cmd.hazards.push(Hazard::EnvAssignment(name.clone()));
@@ -392,73 +393,6 @@ impl Walker {
             }
         }
     }
-
-    /// The hazards of one redirection (and the commands nested in it).
-    pub(super) fn redirect(&mut self, r: &ast::IoRedirect) -> Vec<Hazard> {
-        use ast::IoFileRedirectKind as K;
-        use ast::IoFileRedirectTarget as T;
-        match r {
-            ast::IoRedirect::File(_fd, kind, target) => match target {
-                T::Fd(_) => Vec::new(),
-                T::ProcessSubstitution(_, subshell) => {
-                    self.nested_list(&subshell.list);
-                    vec![Hazard::ProcessSubstitution]
-                }
-                T::Duplicate(w) => {
-                    let class = self.classify_word(&w.value);
-                    let mut hazards = class.hazards;
-                    let fd_like = class.word.literal().is_some_and(is_fd_duplication);
-                    if !fd_like {
-                        // `>&file` writes to a file; `<&$x` is not understood.
-                        hazards.push(match kind {
-                            K::DuplicateOutput => Hazard::RedirectToFile(w.value.clone()),
-                            _ => Hazard::Unmodeled(format!("<&{}", w.value)),
-                        });
-                    }
-                    hazards
-                }
-                T::Filename(w) => {
-                    let class = self.classify_word(&w.value);
-                    let mut hazards = class.hazards;
-                    let harmless = match kind {
-                        K::Read => class.word.literal().is_some_and(readable_source),
-                        _ => class.word.literal().is_some_and(harmless_sink),
-                    };
-                    if !harmless {
-                        hazards.push(Hazard::RedirectToFile(w.value.clone()));
-                    }
-                    hazards
-                }
-            },
-            ast::IoRedirect::OutputAndError(w, _append) => {
-                let class = self.classify_word(&w.value);
-                let mut hazards = class.hazards;
-                if !class.word.literal().is_some_and(harmless_sink) {
-                    hazards.push(Hazard::RedirectToFile(w.value.clone()));
-                }
-                hazards
-            }
-            ast::IoRedirect::HereString(_, w) => self.classify_word(&w.value).hazards,
-            ast::IoRedirect::HereDocument(_, doc) => self.heredoc(doc),
-        }
-    }
-}
-
-/// `2>&1`, `>&-`, `3>&1-`: duplicating or closing a descriptor.
-fn is_fd_duplication(s: &str) -> bool {
-    let digits = s.strip_suffix('-').unwrap_or(s);
-    s == "-" || (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// Output targets that do not write a file.
-fn harmless_sink(s: &str) -> bool {
-    matches!(s, "/dev/null" | "/dev/stdout" | "/dev/stderr")
-}
-
-/// Input sources that only read a file: a literal name that is not one of
-/// bash's network pseudo-files.
-fn readable_source(s: &str) -> bool {
-    !s.starts_with("/dev/tcp/") && !s.starts_with("/dev/udp/")
 }
 
 /// Variables that may be set for a command without changing what runs.
@@ -484,4 +418,117 @@ fn dedup(hazards: &mut Vec<Hazard>) {
             true
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(words: &[&str]) -> Vec<Word> {
+        words.iter().map(|w| Word::Literal((*w).into())).collect()
+    }
+
+    #[test]
+    fn lists_pipelines_and_bodies_are_direct_commands() {
+        let p = parse("a | b && { c; } || (d)\nif e; then f; else g; fi").unwrap();
+        let words: Vec<_> = p.commands.iter().map(|c| c.words.clone()).collect();
+        let want: Vec<Vec<Word>> = ["a", "b", "c", "d", "e", "f", "g"]
+            .iter()
+            .map(|w| lit(&[w]))
+            .collect();
+        assert_eq!(words, want);
+        assert!(p.nested.is_empty());
+        assert!(p.is_hazard_free());
+    }
+
+    #[test]
+    fn substitutions_are_nested_with_a_hazard() {
+        let p = parse("ls $(rm x) `cp a b`").unwrap();
+        assert_eq!(p.commands.len(), 1);
+        assert_eq!(
+            p.commands[0].hazards,
+            vec![Hazard::CommandSubstitution],
+            "one hazard per kind"
+        );
+        let nested: Vec<_> = p.nested.iter().map(|c| c.words.clone()).collect();
+        assert_eq!(nested, vec![lit(&["rm", "x"]), lit(&["cp", "a", "b"])]);
+    }
+
+    #[test]
+    fn redirections() {
+        let hazards = |c: &str| parse(c).unwrap().commands[0].hazards.clone();
+        assert!(hazards("ls 2>/dev/null >/dev/stdout 2>&1 <in 3<&0 >&-").is_empty());
+        assert_eq!(
+            hazards("ls > out"),
+            vec![Hazard::RedirectToFile("out".into())]
+        );
+        assert_eq!(
+            hazards("ls >> $F"),
+            vec![Hazard::RedirectToFile("$F".into())]
+        );
+        assert_eq!(
+            hazards("ls < $F"),
+            vec![Hazard::RedirectToFile("$F".into())]
+        );
+        assert_eq!(
+            hazards("ls &>> log"),
+            vec![Hazard::RedirectToFile("log".into())]
+        );
+        assert_eq!(
+            hazards("ls >& log"),
+            vec![Hazard::RedirectToFile("log".into())]
+        );
+        let p = parse("{ ls; } > out").unwrap();
+        assert_eq!(p.hazards, vec![Hazard::RedirectToFile("out".into())]);
+    }
+
+    #[test]
+    fn assignments() {
+        let p = parse("RUST_LOG=debug A=1 cargo test").unwrap();
+        assert_eq!(p.commands[0].assignments, vec!["RUST_LOG", "A"]);
+        assert_eq!(
+            p.commands[0].hazards,
+            vec![Hazard::EnvAssignment("A".into())]
+        );
+        let p = parse("RUST_LOG=debug").unwrap();
+        assert_eq!(
+            p.commands[0].hazards,
+            vec![Hazard::EnvAssignment("RUST_LOG".into())],
+            "setting a shell variable is a hazard even for harmless names"
+        );
+        let p = parse("make CC=cc").unwrap();
+        assert_eq!(p.commands[0].words, lit(&["make", "CC=cc"]));
+        assert!(p.commands[0].assignments.is_empty());
+    }
+
+    #[test]
+    fn guards_against_parser_limits() {
+        assert!(matches!(
+            parse("ls 12345678901>f"),
+            Err(ParseError::Syntax(_))
+        ));
+        assert_eq!(
+            parse(&"$(".repeat(MAX_NESTING_TOKENS)),
+            Err(ParseError::TooComplex)
+        );
+        let p = parse("ls ~99999999999999999999999").unwrap();
+        assert!(matches!(
+            p.commands[0].hazards[..],
+            [Hazard::Unparseable(_)]
+        ));
+        // Nesting beyond MAX_DEPTH command strings is cut short, visibly.
+        let mut s = "rm x".to_owned();
+        for _ in 0..MAX_DEPTH + 2 {
+            s = format!("ls \"$({s})\"");
+        }
+        let p = parse(&s).unwrap();
+        assert!(p.hazards.contains(&Hazard::TooComplex));
+    }
+
+    #[test]
+    fn too_many_commands_is_a_hazard() {
+        let p = parse(&vec!["ls"; MAX_COMMANDS + 10].join(";")).unwrap();
+        assert_eq!(p.commands.len(), MAX_COMMANDS);
+        assert_eq!(p.hazards, vec![Hazard::TooComplex]);
+    }
 }

@@ -203,7 +203,7 @@ mod tests {
             "sort -uo out in",
             "uniq in out",
             "find . -delete",
-            "find . -exec rm {} ;",
+            "find . -exec rm {} \\;",
             "find $DIR",
             "git branch new-feature",
             "git diff --output=x",

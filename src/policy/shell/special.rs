@@ -195,7 +195,7 @@ impl Walker {
             let tail = &args[i..];
             let mut cmd = SimpleCommand {
                 words: tail.to_vec(),
-                hazards: Vec::new(),
+                ..SimpleCommand::default()
             };
             self.special(tail, &mut cmd.hazards, false);
             self.push(cmd, false);
@@ -219,7 +219,7 @@ impl Walker {
                 if !words.is_empty() {
                     let mut cmd = SimpleCommand {
                         words: words.to_vec(),
-                        hazards: Vec::new(),
+                        ..SimpleCommand::default()
                     };
                     if words[0].literal().is_some() {
                         self.special(words, &mut cmd.hazards, true);
@@ -230,5 +230,85 @@ impl Walker {
             }
             i += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse;
+    use super::*;
+
+    fn nested(c: &str) -> Vec<Vec<Word>> {
+        parse(c)
+            .unwrap()
+            .nested
+            .into_iter()
+            .map(|c| c.words)
+            .collect()
+    }
+
+    fn lit(words: &[&str]) -> Vec<Word> {
+        words.iter().map(|w| Word::Literal((*w).into())).collect()
+    }
+
+    #[test]
+    fn shell_command_strings() {
+        for c in [
+            "bash -c 'rm x'",
+            "bash -o pipefail -c 'rm x'",
+            "sh -ec 'rm x'",
+            "zsh --norc -c 'rm x'",
+        ] {
+            let p = parse(c).unwrap();
+            assert_eq!(p.commands[0].hazards, vec![Hazard::ShellDashC], "{c}");
+            assert_eq!(nested(c), vec![lit(&["rm", "x"])], "{c}");
+        }
+        // A script's own -c is not the shell's.
+        assert!(parse("bash script.sh -c x").unwrap().is_hazard_free());
+        let p = parse("bash -c 'ls ('").unwrap();
+        assert!(matches!(
+            p.commands[0].hazards[..],
+            [Hazard::ShellDashC, Hazard::Unparseable(_)]
+        ));
+    }
+
+    #[test]
+    fn wrappers_record_their_tails() {
+        assert_eq!(
+            nested("nice -n 5 rm x"),
+            vec![lit(&["5", "rm", "x"]), lit(&["rm", "x"]), lit(&["x"])]
+        );
+        let p = parse("/usr/bin/env rm x").unwrap();
+        assert_eq!(p.commands[0].hazards, vec![Hazard::Wrapper("env".into())]);
+        assert!(parse("env").unwrap().is_hazard_free());
+        assert!(parse("command -v git").unwrap().is_hazard_free());
+        assert!(!parse("command git").unwrap().is_hazard_free());
+    }
+
+    #[test]
+    fn find_exec_ends_at_semicolon_or_plus() {
+        assert_eq!(
+            nested(r"find . -exec rm {} \; -print -execdir cp {} d +"),
+            vec![lit(&["rm", "{}"]), lit(&["cp", "{}", "d"])]
+        );
+        assert!(parse("find . -name x -print").unwrap().is_hazard_free());
+    }
+
+    #[test]
+    fn eval_source_trap() {
+        assert_eq!(nested("eval rm -rf x"), vec![lit(&["rm", "-rf", "x"])]);
+        assert_eq!(
+            parse("source f").unwrap().commands[0].hazards,
+            vec![Hazard::Source]
+        );
+        assert_eq!(
+            parse(". f").unwrap().commands[0].hazards,
+            vec![Hazard::Source]
+        );
+        assert_eq!(
+            parse("trap 'rm x' EXIT").unwrap().commands[0].hazards,
+            vec![Hazard::Eval]
+        );
+        assert!(parse("trap -p").unwrap().is_hazard_free());
     }
 }
