@@ -101,6 +101,11 @@ const ALLOW_CORPUS: &[(&str, bool, &str)] = &[
     ("ls <(rm x)", false, "process substitution"),
     ("ls >(rm x)", false, "output process substitution"),
     ("ls ${x:-$(rm x)}", false, "substitution in a default value"),
+    (
+        "ls \"${x:-'$(rm x)'}\"",
+        false,
+        "single quotes do not quote inside \"${…}\"",
+    ),
     ("ls $((x))", false, "arithmetic on a variable can run code"),
     ("ls ${!x}", false, "indirect expansion"),
     (
@@ -229,6 +234,11 @@ const DENY_CORPUS: &[(&str, bool, &str)] = &[
     ("ls `rm x`", true, "in backquotes"),
     ("ls <(rm x)", true, "in a process substitution"),
     ("ls \"${x:-$(curl x)}\"", true, "in a default value"),
+    (
+        "ls \"${x:-'$(rm x)'}\"",
+        true,
+        "in a default value, single quotes literal",
+    ),
     ("bash -c 'rm x'", true, "in bash -c"),
     ("sh -c \"ls; rm x\"", true, "in sh -c, second part"),
     ("bash -c \"bash -c 'rm x'\"", true, "nested command strings"),
@@ -511,4 +521,71 @@ fn generated_commands(n: usize) -> Vec<String> {
         })
         .map(|c| format!("cmd {c}"))
         .collect()
+}
+
+/// Wherever bash really runs a command substitution, the parse shows a
+/// hazard (or fails). `X` is a function that reports being run.
+#[test]
+fn substitutions_bash_runs_are_seen() {
+    const CASES: &[&str] = &[
+        r##"ls ""#$(X)"##,
+        r##"ls x\ #$(X)"##,
+        r##"ls $x#$(X)"##,
+        r##"ls 'a'#$(X)"##,
+        r##"ls \##$(X)"##,
+        r##"ls {}#$(X)"##,
+        r##"ls >#$(X)"##,
+        r##"ls 2>&1#$(X)"##,
+        r##"ls "'$(X)'""##,
+        r##"ls '"$(X)"'"##,
+        r##"ls \"$(X)\""##,
+        r##"ls $'$(X)'"##,
+        r##"ls "\$(X)""##,
+        r##"ls "\\$(X)""##,
+        r##"ls \\$(X)"##,
+        r##"ls "${x:-"$(X)"}""##,
+        r##"ls ${x:-'$(X)'}"##,
+        r##"ls "${x:-'$(X)'}""##,
+        r##"ls "${x/'$(X)'/y}""##,
+        r##"ls "${x#'`X`'}""##,
+        "ls <<E\n$(X)\nE",
+        "ls <<\\E\n$(X)\nE",
+        "ls <<E\n\\$(X)\nE",
+        "ls <<E\n\\\\$(X)\nE",
+        "ls <<-E\n\t$(X)\n\tE",
+        r##"ls `echo \$(X)`"##,
+        r##"ls "`X`""##,
+        r##"ls '`X`'"##,
+        r##"ls $(( $(X) ))"##,
+        r##"ls ${x[$(X)]}"##,
+        r##"x=$(X) ls"##,
+        r##"ls x=$(X)"##,
+        r##"ls <<< "$(X)""##,
+        r##"ls $(</dev/null)$(X)"##,
+        r##"ls $(echo ")")$(X)"##,
+        "ls $(# )\nX)",
+        r##"ls ${x:0:$(X)}"##,
+        r##"case $(X) in *) ls;; esac"##,
+        r##"for f in $(X); do ls; done"##,
+        r##"ls > "$(X)""##,
+    ];
+    let mut ran = 0;
+    for case in CASES {
+        let out = std::process::Command::new("bash")
+            .args(["--norc", "--noprofile", "-c"])
+            .arg(format!("X() {{ echo RAN >&2; }}; ls() {{ :; }}\n{case}"))
+            .current_dir(std::env::temp_dir())
+            .output()
+            .expect("bash runs");
+        let bash_ran = String::from_utf8_lossy(&out.stderr).contains("RAN");
+        let seen = parse(case).map_or(true, |p| !p.is_hazard_free());
+        if bash_ran {
+            ran += 1;
+            assert!(
+                seen,
+                "bash runs a substitution in {case:?} that the parse does not show"
+            );
+        }
+    }
+    assert!(ran >= 25, "only {ran} cases ran a substitution in bash");
 }

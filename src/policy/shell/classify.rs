@@ -166,15 +166,22 @@ impl Walker {
         self.nested_text(expr, acc);
     }
 
-    /// Hazards and commands inside a string embedded in an expansion.
+    /// Hazards and commands inside a string embedded in an expansion
+    /// (`${x:-TEXT}`, a pattern, an arithmetic expression). Whether quotes
+    /// in it quote depends on the context (`"${x:-'$(cmd)'}"` runs `cmd`,
+    /// `${x:-'$(cmd)'}` does not), so it is read both ways and everything
+    /// either reading finds counts.
     fn nested_text(&mut self, text: &str, acc: &mut Acc) {
         if !text.contains(['$', '`']) {
             return;
         }
         let mut inner = Acc::default();
-        match parse_word(text) {
-            Some(pieces) => self.pieces(&pieces, true, &mut inner),
-            None => inner.hazards.push(Hazard::Unparseable(text.to_owned())),
+        let readings = [parse_word(text), parse_quotes_literal(text)];
+        for reading in readings {
+            match reading {
+                Some(pieces) => self.pieces(&pieces, true, &mut inner),
+                None => inner.hazards.push(Hazard::Unparseable(text.to_owned())),
+            }
         }
         acc.has_parameter |= inner.has_parameter;
         acc.hazards.extend(inner.hazards);
@@ -314,6 +321,14 @@ fn parse_word(raw: &str) -> Option<Vec<WordPieceWithSource>> {
         return None;
     }
     catch_unwind(AssertUnwindSafe(|| word::parse(raw, &options())))
+        .ok()
+        .and_then(Result::ok)
+}
+
+/// brush's here-document reading of a text: quotes are literal
+/// characters, expansions are recognised.
+fn parse_quotes_literal(text: &str) -> Option<Vec<WordPieceWithSource>> {
+    catch_unwind(AssertUnwindSafe(|| word::parse_heredoc(text, &options())))
         .ok()
         .and_then(Result::ok)
 }

@@ -1,8 +1,9 @@
 //! bash rule specifiers: `git status` (exactly that argv) or `cargo test *`
 //! (those words, then any words, including none).
 
+use super::parse::parse_inline;
 use super::special::basename;
-use super::{ParsedCommand, SimpleCommand, Word, parse};
+use super::{ParsedCommand, SimpleCommand, Word};
 
 /// A parsed bash rule specifier.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,8 +46,8 @@ impl Specifier {
                 any_tail,
             });
         }
-        let parsed =
-            parse(head).map_err(|e| SpecifierError::Unparseable(format!("{specifier}: {e}")))?;
+        let parsed = parse_inline(head)
+            .map_err(|e| SpecifierError::Unparseable(format!("{specifier}: {e}")))?;
         let not_literal = || SpecifierError::NotLiteral(specifier.to_owned());
         if !parsed.is_hazard_free()
             || parsed.commands.len() != 1
@@ -152,6 +153,7 @@ pub fn specifier_matches_any(specifier: &str, parsed: &ParsedCommand) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::parse;
     use super::*;
 
     fn spec(s: &str) -> Specifier {

@@ -47,6 +47,18 @@ pub fn parse(command: &str) -> Result<ParsedCommand, ParseError> {
     }
 }
 
+/// Most nesting tokens in a string parsed on the caller's own stack.
+const INLINE_NESTING_TOKENS: usize = 16;
+
+/// Parses a short, shallow string (a rule specifier) on the current
+/// thread; deeper input is refused rather than risking the stack.
+pub(super) fn parse_inline(command: &str) -> Result<ParsedCommand, ParseError> {
+    if nesting_tokens(command) > INLINE_NESTING_TOKENS {
+        return Err(ParseError::TooComplex);
+    }
+    parse_here(command)
+}
+
 fn parse_here(command: &str) -> Result<ParsedCommand, ParseError> {
     let program = parse_program(command)?;
     let mut walker = Walker::default();
