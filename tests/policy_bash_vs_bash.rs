@@ -1,0 +1,223 @@
+//! The parse of a command checked against what the real bash does with it.
+//!
+//! Generated commands run in bash with an empty `PATH` and a
+//! `command_not_found_handle` that records every argv it is asked to run,
+//! in a scratch directory holding two files. Whenever the parse finds no
+//! hazard, bash must have run exactly the simple commands the parse lists
+//! (same argv, as a multiset: pipelines run concurrently) and must not
+//! have created or changed any file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use airlock::policy::shell::parse;
+
+/// Words built from quoting pieces (program names are never builtins, so
+/// every command reaches the handler).
+#[rustfmt::skip]
+const PLAIN_PIECES: &[&str] = &[
+    "a", "b", "-x", "--y=z", "'q r'", "\"s t\"", "\\u", "$'\\x41'", "\"\\$\"", "''", "\"\"",
+    "$'\\''", "\"it's\"", "\\\"", "'\\'", "\"\\\\\"", "\\\\", "\"#\"", "%", ":", ",", "@",
+    "\\;", "';'", "\\|", "\\>", "'>'", "\\&", "{}", "\\(", "=", "+",
+];
+
+/// Pieces that expand, substitute or run something.
+#[rustfmt::skip]
+const RISKY_PIECES: &[&str] = &[
+    "$(p4 s)", "`p5 t`", "\"$(p6)\"", "<(p7)", "$x", "\"$x\"", "~", "*", "{a,b}", "$((1+2))",
+    "${x:-$(p8)}", "\"${x:-'$(p9)'}\"",
+];
+
+/// Separators and harmless redirections. (No `||`: every command
+/// succeeds, so what follows `||` would not run.)
+#[rustfmt::skip]
+const PLAIN_GLUE: &[&str] = &[
+    " ", " ", " ", " ; ", " && ", " | ", " & ", "\n", ";", "&&", "|", "|&", " #c\n",
+    " 2>/dev/null ", " 2>&1 ", " <f ", " >/dev/null ", " <<<x ", " >&2 ", " 3>&- ",
+];
+
+/// Redirections that write.
+#[rustfmt::skip]
+const RISKY_GLUE: &[&str] = &[
+    " >f ", ">>g", " &>f ", " >&g ", " <>f ", " >|g ", " 2>f ", " 3>f ",
+];
+
+/// Deterministic xorshift.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.below(from.len())]
+    }
+}
+
+/// Mostly plain pieces; risky ones only when `risky`.
+fn pick_from<'a>(rng: &mut Rng, plain: &[&'a str], risky: &[&'a str], is_risky: bool) -> &'a str {
+    if is_risky && rng.below(4) == 0 {
+        rng.pick(risky)
+    } else {
+        rng.pick(plain)
+    }
+}
+
+fn word(rng: &mut Rng, risky: bool) -> String {
+    let n = 1 + rng.below(3);
+    (0..n)
+        .map(|_| pick_from(rng, PLAIN_PIECES, RISKY_PIECES, risky))
+        .collect()
+}
+
+/// A command line: `cmd` words and glue, sometimes grouped.
+fn command_line(rng: &mut Rng, risky: bool) -> String {
+    let mut s = String::from("cmd");
+    for _ in 0..(1 + rng.below(8)) {
+        let glue = pick_from(rng, PLAIN_GLUE, RISKY_GLUE, risky);
+        s.push_str(glue);
+        // After an operator, start a new command with a program name.
+        if glue.trim_end().ends_with([';', '&', '|']) || glue.ends_with('\n') {
+            s.push_str(["cmd", "p2", "p3"][rng.below(3)]);
+            s.push(' ');
+        }
+        s.push_str(&word(rng, risky));
+    }
+    match rng.below(6) {
+        0 => format!("( {s} )"),
+        1 => format!("{{ {s}; }}"),
+        _ => s,
+    }
+}
+
+/// The files of `dir` and their contents.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap_or_default())
+        })
+        .collect()
+}
+
+/// What bash did with a command.
+struct BashRun {
+    /// The argvs it ran, sorted.
+    runs: Vec<Vec<String>>,
+    /// It complained (a failed redirection skips its command).
+    complained: bool,
+}
+
+/// Runs `command` in bash; the argvs it tried to run (each recorded with
+/// one write, as parts of a pipeline run at the same time), or None when
+/// bash rejected the syntax.
+fn run_in_bash(command: &str, work: &Path, log: &Path) -> Option<BashRun> {
+    let _ = std::fs::remove_file(log);
+    let script = format!(
+        "PATH=/nonexistent\ncommand_not_found_handle() {{ local r; printf -v r '%s\\037' \"$@\"; printf '%s\\036' \"$r\" >> \"$AIRLOCK_LOG\"; return 0; }}\n\
+         {command}\nwait\n"
+    );
+    let out = Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &script])
+        .env("AIRLOCK_LOG", log)
+        .current_dir(work)
+        .output()
+        .expect("bash runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("syntax error") || stderr.contains("unexpected EOF") {
+        return None;
+    }
+    let text = std::fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let mut runs: Vec<Vec<String>> = text
+        .split('\u{1e}')
+        .filter(|r| !r.is_empty())
+        .map(|r| {
+            r.strip_suffix('\u{1f}')
+                .unwrap_or(r)
+                .split('\u{1f}')
+                .map(str::to_owned)
+                .collect()
+        })
+        .collect();
+    runs.sort();
+    Some(BashRun {
+        runs,
+        complained: !stderr.trim().is_empty(),
+    })
+}
+
+#[test]
+fn hazard_free_parses_agree_with_bash() {
+    let scratch = tempfile::tempdir().unwrap();
+    let work = scratch.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let log = scratch.path().join("log");
+
+    // AIRLOCK_FUZZ_SEED / AIRLOCK_FUZZ_CASES explore further locally.
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let mut rng = Rng(env("AIRLOCK_FUZZ_SEED").unwrap_or(0x9E37_79B9_7F4A_7C15) | 1);
+    let cases = env("AIRLOCK_FUZZ_CASES").unwrap_or(600);
+    let mut compared = 0;
+    let mut flagged = 0;
+    let mut files_checked = 0;
+    for i in 0..cases {
+        let command = command_line(&mut rng, i % 2 == 0);
+        let Ok(parsed) = parse(&command) else {
+            continue;
+        };
+        std::fs::write(work.join("f"), "f").unwrap();
+        std::fs::write(work.join("g"), "g").unwrap();
+        let before = snapshot(&work);
+        let Some(bash) = run_in_bash(&command, &work, &log) else {
+            continue;
+        };
+        let after = snapshot(&work);
+        // Reset for the next command.
+        for name in after.keys() {
+            std::fs::remove_file(work.join(name)).unwrap();
+        }
+        if !parsed.is_hazard_free() {
+            flagged += 1;
+            continue;
+        }
+        files_checked += 1;
+        assert_eq!(before, after, "{command:?} changed files, yet no hazard");
+        // Expansions (`*`, `$x`) make argv differ from the words as
+        // written: only the files are compared then.
+        let literal: Option<Vec<Vec<String>>> = parsed
+            .commands
+            .iter()
+            .map(|c| {
+                c.literal_argv()
+                    .map(|argv| argv.into_iter().map(str::to_owned).collect())
+            })
+            .collect();
+        let Some(mut ours) = literal else {
+            continue;
+        };
+        compared += 1;
+        ours.sort();
+        if bash.complained {
+            let mut rest = ours.clone();
+            for run in &bash.runs {
+                let i = rest.iter().position(|o| o == run);
+                let i = i
+                    .unwrap_or_else(|| panic!("bash ran {run:?} for {command:?}, not in {ours:?}"));
+                rest.remove(i);
+            }
+        } else {
+            assert_eq!(bash.runs, ours, "what bash ran for {command:?}");
+        }
+    }
+    eprintln!("compared {compared}, files checked {files_checked}, flagged {flagged}");
+    assert!(compared >= 100, "only {compared} commands compared");
+    assert!(flagged >= 50, "only {flagged} commands flagged");
+}
