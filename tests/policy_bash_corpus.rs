@@ -189,6 +189,12 @@ const ALLOW_CORPUS: &[(&str, bool, &str)] = &[
     ("PATH=/tmp/evil ls", false, "PATH for the command"),
     ("LD_PRELOAD=x.so ls", false, "LD_PRELOAD for the command"),
     ("X=1", false, "assignment only"),
+    ("ls {PATH}</dev/null; ls", false, "named descriptor sets PATH"),
+    ("ls ${BASH_CMDS[ls]:=/tmp/x}; ls", false, "assigning the command hash"),
+    ("ls ${X:=1}", false, "assigning default value"),
+    ("for PATH in /tmp/evil; do ls; done", false, "loop variable PATH"),
+    ("for f in a b; do ls $f; done", true, "lowercase loop variable, allowed body"),
+    ("ls '{PATH}' \\{PATH\\}", true, "quoted braces are plain words"),
     ("[[ -f x ]] && ls", false, "[[ ]] is not modelled"),
     (
         "( ( rm x ) )",
@@ -588,4 +594,42 @@ fn substitutions_bash_runs_are_seen() {
         }
     }
     assert!(ran >= 25, "only {ran} cases ran a substitution in bash");
+}
+
+/// Wherever bash really changes `PATH` or its command hash (which decide
+/// what a later, allowed command runs), the parse shows a hazard.
+#[test]
+fn variable_changes_bash_makes_are_seen() {
+    const CASES: &[&str] = &[
+        "ls {PATH}</dev/null",
+        "ls {PATH}>/dev/null",
+        "ls ${BASH_CMDS[ls]:=/bin/echo}",
+        "for PATH in /nonexistent; do ls; done",
+        "ls $((PATH=1))",
+        "ls ${PATH:=x} ${BASH_CMDS[x]:=y}",
+        "PATH=/nonexistent",
+        "PATH+=:/x",
+        "BASH_CMDS[ls]=/bin/echo",
+        "ls \"${x:-$((PATH=2))}\"",
+        "ls \"${x:-'$((PATH=2))'}\"",
+    ];
+    let mut changed = 0;
+    for case in CASES {
+        let script = format!(
+            "ls() {{ :; }}; before=$PATH\n{case}\n\
+             if [[ $PATH != \"$before\" || -n ${{BASH_CMDS[x]+set}}${{BASH_CMDS[ls]+set}} ]]; then echo CHANGED >&2; fi"
+        );
+        let out = std::process::Command::new("bash")
+            .args(["--norc", "--noprofile", "-c", &script])
+            .current_dir(std::env::temp_dir())
+            .output()
+            .expect("bash runs");
+        let bash_changed = String::from_utf8_lossy(&out.stderr).contains("CHANGED");
+        let seen = parse(case).map_or(true, |p| !p.is_hazard_free());
+        if bash_changed {
+            changed += 1;
+            assert!(seen, "bash changes PATH or its hash in {case:?}, the parse shows nothing");
+        }
+    }
+    assert!(changed >= 9, "only {changed} cases changed something in bash");
 }

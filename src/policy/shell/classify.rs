@@ -305,6 +305,16 @@ impl Walker {
             acc.hazards
                 .push(Hazard::CodeInExpansion("indirect expansion".into()));
         }
+        // `${X:=v}` assigns X (`${BASH_CMDS[ls]:=/tmp/x}` changes what
+        // `ls` runs).
+        if let (P::AssignDefaultValues { .. }, Some(p)) = (expr, parameter) {
+            let name = match p {
+                word::Parameter::Named(n) => n.clone(),
+                word::Parameter::NamedWithIndex { name, index } => format!("{name}[{index}]"),
+                other => other.to_string(),
+            };
+            acc.hazards.push(Hazard::EnvAssignment(name));
+        }
         if let Some(word::Parameter::NamedWithIndex { index, .. }) = parameter {
             self.arithmetic(index, acc);
         }

@@ -250,6 +250,11 @@ impl Walker {
                 self.list(&w.1.list, direct);
             }
             C::ForClause(f) => {
+                if !harmless_loop_variable(&f.variable_name) {
+                    self.out
+                        .hazards
+                        .push(Hazard::EnvAssignment(f.variable_name.clone()));
+                }
                 for value in f.values.iter().flatten() {
                     let class = self.classify_word(&value.value);
                     self.out.hazards.extend(class.hazards);
@@ -333,6 +338,9 @@ impl Walker {
             let class = self.classify_word(&name.value);
             program_has_parameter = class.has_parameter;
             cmd.hazards.extend(class.hazards);
+            if let Some(var) = named_fd_variable(&name.value) {
+                cmd.hazards.push(Hazard::EnvAssignment(var.to_owned()));
+            }
             cmd.words.push(class.word);
         }
         for item in simple.suffix.iter().flat_map(|s| s.0.iter()) {
@@ -378,6 +386,9 @@ impl Walker {
             I::Word(w) => {
                 let class = self.classify_word(&w.value);
                 cmd.hazards.extend(class.hazards);
+                if let Some(name) = named_fd_variable(&w.value) {
+                    cmd.hazards.push(Hazard::EnvAssignment(name.to_owned()));
+                }
                 cmd.words.push(class.word);
             }
             I::AssignmentWord(assignment, w) => {
@@ -405,6 +416,35 @@ impl Walker {
             }
         }
     }
+}
+
+/// `{name}` written right before a redirection makes bash store the new
+/// descriptor's number in `name` (`ls {PATH}</dev/null` sets PATH). brush
+/// reads it as a word, so any such word counts as an assignment.
+fn named_fd_variable(raw: &str) -> Option<&str> {
+    let inner = raw.strip_prefix('{')?.strip_suffix('}')?;
+    let name = inner.split('[').next().unwrap_or(inner);
+    let identifier = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    identifier.then_some(name)
+}
+
+/// A `for` variable that neither bash nor a program reads: lowercase (the
+/// shell's own variables and nearly all environment variables are upper
+/// case), but not one of the lowercase proxy variables.
+fn harmless_loop_variable(name: &str) -> bool {
+    const LOWERCASE_ENV: &[&str] = &[
+        "http_proxy",
+        "https_proxy",
+        "ftp_proxy",
+        "all_proxy",
+        "no_proxy",
+    ];
+    name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !LOWERCASE_ENV.contains(&name)
 }
 
 /// Variables that may be set for a command without changing what runs.
