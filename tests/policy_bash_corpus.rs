@@ -189,12 +189,32 @@ const ALLOW_CORPUS: &[(&str, bool, &str)] = &[
     ("PATH=/tmp/evil ls", false, "PATH for the command"),
     ("LD_PRELOAD=x.so ls", false, "LD_PRELOAD for the command"),
     ("X=1", false, "assignment only"),
-    ("ls {PATH}</dev/null; ls", false, "named descriptor sets PATH"),
-    ("ls ${BASH_CMDS[ls]:=/tmp/x}; ls", false, "assigning the command hash"),
+    (
+        "ls {PATH}</dev/null; ls",
+        false,
+        "named descriptor sets PATH",
+    ),
+    (
+        "ls ${BASH_CMDS[ls]:=/tmp/x}; ls",
+        false,
+        "assigning the command hash",
+    ),
     ("ls ${X:=1}", false, "assigning default value"),
-    ("for PATH in /tmp/evil; do ls; done", false, "loop variable PATH"),
-    ("for f in a b; do ls $f; done", true, "lowercase loop variable, allowed body"),
-    ("ls '{PATH}' \\{PATH\\}", true, "quoted braces are plain words"),
+    (
+        "for PATH in /tmp/evil; do ls; done",
+        false,
+        "loop variable PATH",
+    ),
+    (
+        "for f in a b; do ls $f; done",
+        true,
+        "lowercase loop variable, allowed body",
+    ),
+    (
+        "ls '{PATH}' \\{PATH\\}",
+        true,
+        "quoted braces are plain words",
+    ),
     ("[[ -f x ]] && ls", false, "[[ ]] is not modelled"),
     (
         "( ( rm x ) )",
@@ -628,8 +648,14 @@ fn variable_changes_bash_makes_are_seen() {
         let seen = parse(case).map_or(true, |p| !p.is_hazard_free());
         if bash_changed {
             changed += 1;
-            assert!(seen, "bash changes PATH or its hash in {case:?}, the parse shows nothing");
+            assert!(
+                seen,
+                "bash changes PATH or its hash in {case:?}, the parse shows nothing"
+            );
         }
     }
-    assert!(changed >= 9, "only {changed} cases changed something in bash");
+    assert!(
+        changed >= 9,
+        "only {changed} cases changed something in bash"
+    );
 }
