@@ -61,9 +61,31 @@ pub fn live_in_group(id: i32) -> Vec<i32> {
         .collect()
 }
 
-/// Our open file descriptors.
+/// Our open file descriptors of the kinds a shell uses (terminals, pipes,
+/// files in its private directory). Async runtimes of tests running in
+/// parallel come and go with epoll/eventfd/socket descriptors: not counted.
 pub fn open_fds() -> usize {
-    std::fs::read_dir("/proc/self/fd").unwrap().count()
+    fd_list()
+        .iter()
+        .filter(|l| {
+            l.contains("/dev/ptmx")
+                || l.contains("/dev/pts")
+                || l.contains("pipe:")
+                || l.contains("airlock-bash")
+        })
+        .count()
+}
+
+/// Our open file descriptors and what they point to.
+pub fn fd_list() -> Vec<String> {
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            let target = std::fs::read_link(e.path()).unwrap_or_default();
+            format!("{}->{}", e.file_name().to_string_lossy(), target.display())
+        })
+        .collect()
 }
 
 /// Our live child processes.

@@ -61,19 +61,20 @@ pub fn all() -> Vec<ProcStat> {
 }
 
 /// The live (not zombie) processes that belong to the shell `leader`: its
-/// session, its process group, and every descendant by parent pid.
-pub fn members(leader: i32, table: &[ProcStat]) -> Vec<i32> {
+/// session, its process group, `known` (processes found before), and every
+/// descendant of those by parent pid.
+pub fn members(leader: i32, known: &HashSet<i32>, table: &[ProcStat]) -> Vec<i32> {
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
     for p in table {
         children.entry(p.ppid).or_default().push(p.pid);
     }
-    let mut found: HashSet<i32> = table
-        .iter()
-        .filter(|p| p.session == leader || p.pgrp == leader)
-        .map(|p| p.pid)
-        .collect();
     // Descend only from processes proven to be ours (a reaped leader's pid
     // may have been reused by a stranger).
+    let mut found: HashSet<i32> = table
+        .iter()
+        .filter(|p| p.session == leader || p.pgrp == leader || known.contains(&p.pid))
+        .map(|p| p.pid)
+        .collect();
     let mut stack: Vec<i32> = found.iter().copied().collect();
     while let Some(pid) = stack.pop() {
         for &c in children.get(&pid).map(Vec::as_slice).unwrap_or(&[]) {
@@ -93,32 +94,52 @@ pub fn members(leader: i32, table: &[ProcStat]) -> Vec<i32> {
     v
 }
 
-/// SIGKILL the shell `leader` and everything it started, repeating until
-/// nothing is left (a fork loop may add processes while we kill), for at
-/// most a second.
+fn signal(pid: i32, sig: i32) {
+    // SAFETY: plain syscall; a negative pid addresses a process group.
+    unsafe {
+        libc::kill(pid, sig);
+    }
+}
+
+/// SIGKILL the shell `leader` and everything it started. First every
+/// member is found and stopped while the process tree is still intact
+/// (once the shell dies its children are re-parented, and one that left
+/// the session could no longer be told apart), repeating until no new one
+/// appears (a fork loop cannot outrun a frozen parent); then all are
+/// killed, and stragglers are hunted for at most about a second.
 pub fn kill_tree(leader: i32) {
     let me = std::process::id() as i32;
     if leader <= 1 || leader == me {
         return;
     }
-    for round in 0..200 {
-        // SAFETY: plain syscall; a negative pid addresses the process group.
-        unsafe {
-            libc::kill(-leader, libc::SIGKILL);
-        }
-        let targets: Vec<i32> = members(leader, &all())
+    let ours = |p: &i32| *p > 1 && *p != me;
+    let mut seen: HashSet<i32> = HashSet::new();
+    for _ in 0..100 {
+        let new: Vec<i32> = members(leader, &seen, &all())
             .into_iter()
-            .filter(|&p| p > 1 && p != me)
+            .filter(|p| ours(p) && !seen.contains(p))
             .collect();
-        if targets.is_empty() {
+        if new.is_empty() {
+            break;
+        }
+        for &pid in &new {
+            signal(pid, libc::SIGSTOP);
+        }
+        seen.extend(new);
+    }
+    for round in 0..200 {
+        signal(-leader, libc::SIGKILL);
+        for &pid in &seen {
+            signal(pid, libc::SIGKILL);
+        }
+        let left: Vec<i32> = members(leader, &seen, &all())
+            .into_iter()
+            .filter(ours)
+            .collect();
+        if left.is_empty() {
             return;
         }
-        for pid in targets {
-            // SAFETY: plain syscall on a pid we just found in the session.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-            }
-        }
+        seen.extend(left);
         if round > 0 {
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -165,7 +186,27 @@ mod tests {
             p(20, 1, 20, 20, 'S'),  // unrelated
             p(21, 20, 20, 20, 'S'), // unrelated
         ];
-        assert_eq!(members(10, &table), vec![10, 11, 12, 13, 14]);
+        assert_eq!(
+            members(10, &HashSet::new(), &table),
+            vec![10, 11, 12, 13, 14]
+        );
+        // Once the shell is gone, a known escapee still leads to its children.
+        let orphaned: Vec<ProcStat> = table
+            .iter()
+            .filter(|p| p.pid != 10 && p.pid != 11)
+            .map(|p| {
+                if p.pid == 12 {
+                    ProcStat { ppid: 1, ..*p }
+                } else {
+                    *p
+                }
+            })
+            .collect();
+        assert_eq!(members(10, &HashSet::new(), &orphaned), vec![14]);
+        assert_eq!(
+            members(10, &HashSet::from([12]), &orphaned),
+            vec![12, 13, 14]
+        );
     }
 
     #[test]

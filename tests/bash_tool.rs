@@ -1,0 +1,294 @@
+//! The bash tool through the real pipeline: a session started like the
+//! binary starts one, calls approved by the approve-all confirmer.
+
+mod bash_support;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use airlock::session::{self, Session, SessionOptions};
+use airlock::supervisor::{AgentInfo, ApproveAllConfirmer, Event};
+use airlock::tools::ToolOutput;
+use bash_support::{alive, gone_within};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    ws: std::path::PathBuf,
+    session: Session,
+}
+
+fn fixture(config: &str) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let ws = std::fs::canonicalize(ws).unwrap();
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(&cfg, config).unwrap();
+    let session = session::start(
+        &SessionOptions {
+            workspace: ws.clone(),
+            data_dir: Some(dir.path().join("data")),
+            config_file: Some(cfg),
+            mode: "test".into(),
+            policy_mode: None,
+        },
+        Arc::new(ApproveAllConfirmer),
+    )
+    .unwrap();
+    Fixture {
+        _dir: dir,
+        ws,
+        session,
+    }
+}
+
+impl Fixture {
+    fn agent(&self, name: &str) -> AgentInfo {
+        self.session.supervisor.agent_connected(Some(name), None)
+    }
+
+    async fn bash(&self, agent: &AgentInfo, args: Value) -> ToolOutput {
+        self.bash_cancel(agent, args, CancellationToken::new())
+            .await
+    }
+
+    async fn bash_cancel(
+        &self,
+        agent: &AgentInfo,
+        args: Value,
+        c: CancellationToken,
+    ) -> ToolOutput {
+        let args = args.as_object().unwrap().clone();
+        self.session
+            .supervisor
+            .call(agent, "bash", Some(args), c, None)
+            .await
+            .unwrap()
+    }
+
+    fn audit(&self) -> String {
+        std::fs::read_to_string(&self.session.audit_path).unwrap()
+    }
+}
+
+fn pid_of(out: &ToolOutput) -> i32 {
+    out.text.lines().next().unwrap().trim().parse().unwrap()
+}
+
+#[tokio::test]
+async fn result_has_exit_code_and_structured_content() {
+    let f = fixture("");
+    let a = f.agent("a");
+    let out = f
+        .bash(&a, json!({"command": "echo hi", "description": "say hi"}))
+        .await;
+    assert_eq!(out.text, "hi\nexit code: 0");
+    assert!(!out.is_error);
+    let s = out.structured.unwrap();
+    assert_eq!(s["exit_code"], 0);
+    assert_eq!(s["timed_out"], false);
+    assert_eq!(s["truncated"], false);
+    assert_eq!(s["cwd"], f.ws.display().to_string());
+    assert!(s["duration_ms"].is_u64());
+
+    let out = f
+        .bash(
+            &a,
+            json!({"command": "echo oops >&2; exit_code() { return 3; }; exit_code"}),
+        )
+        .await;
+    assert_eq!(out.text, "oops\nexit code: 3");
+    assert!(out.is_error);
+
+    let out = f.bash(&a, json!({"command": "   "})).await;
+    assert!(out.is_error && out.text.contains("empty"), "{}", out.text);
+    let out = f.bash(&a, json!({})).await;
+    assert!(out.is_error && out.text.contains("command"), "{}", out.text);
+    // The audit trail has the call, its description and its result.
+    let audit = f.audit();
+    assert!(audit.contains("say hi"));
+    assert!(audit.contains("exit code: 3"));
+}
+
+#[tokio::test]
+async fn two_agents_get_two_shells() {
+    let f = fixture("");
+    let a = f.agent("a");
+    let b = f.agent("b");
+    let pa = pid_of(
+        &f.bash(&a, json!({"command": "echo $$; cd /tmp; export X=a"}))
+            .await,
+    );
+    let pb = f
+        .bash(&b, json!({"command": "echo $$; pwd; echo ${X:-unset}"}))
+        .await;
+    assert_ne!(pa, pid_of(&pb));
+    assert_eq!(
+        pb.text,
+        format!("{}\n{}\nunset\nexit code: 0", pid_of(&pb), f.ws.display())
+    );
+    let again = f
+        .bash(&a, json!({"command": "echo $$; pwd; echo $X"}))
+        .await;
+    assert_eq!(again.text, format!("{pa}\n/tmp\na\nexit code: 0"));
+
+    // Disconnecting an agent ends its shell, not the other one.
+    f.session.supervisor.agent_disconnected(&a);
+    assert!(gone_within(pa, Duration::from_secs(2)));
+    assert!(alive(pid_of(&pb)));
+    f.session.supervisor.shutdown("test over");
+    assert!(gone_within(pid_of(&pb), Duration::from_secs(2)));
+}
+
+#[tokio::test]
+async fn timeout_reports_and_restarts_the_session() {
+    let f = fixture("[bash]\nmax_timeout_secs = 5\n");
+    let a = f.agent("a");
+    let pid = pid_of(&f.bash(&a, json!({"command": "echo $$; cd /tmp"})).await);
+    let t = Instant::now();
+    let out = f
+        .bash(
+            &a,
+            json!({"command": "echo before; sleep 1000", "timeout_secs": 1}),
+        )
+        .await;
+    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    assert!(out.is_error);
+    assert!(out.text.starts_with("before\n"), "{}", out.text);
+    assert!(out.text.contains("timed out after 1 s"), "{}", out.text);
+    assert!(out.text.contains("restarted"), "{}", out.text);
+    let s = out.structured.unwrap();
+    assert_eq!(s["timed_out"], true);
+    assert!(s["exit_code"].is_null());
+    assert!(gone_within(pid, Duration::from_secs(2)));
+    // A fresh shell in the workspace.
+    let out = f.bash(&a, json!({"command": "pwd"})).await;
+    assert_eq!(out.text, format!("{}\nexit code: 0", f.ws.display()));
+    // An agent's timeout is capped by max_timeout_secs.
+    let out = f
+        .bash(&a, json!({"command": "sleep 1000", "timeout_secs": 100000}))
+        .await;
+    assert!(out.text.contains("timed out after 5 s"), "{}", out.text);
+}
+
+#[tokio::test]
+async fn exit_restart_and_cancel() {
+    let f = fixture("");
+    let a = f.agent("a");
+    let out = f.bash(&a, json!({"command": "exit 3"})).await;
+    assert!(out.is_error);
+    assert!(
+        out.text.contains("the shell exited with status 3"),
+        "{}",
+        out.text
+    );
+    assert!(out.text.ends_with("exit code: 3"), "{}", out.text);
+    let out = f
+        .bash(&a, json!({"command": "cd /tmp && X=1 && echo ok"}))
+        .await;
+    assert!(!out.is_error, "a fresh shell: {}", out.text);
+
+    let out = f.bash(&a, json!({"restart": true})).await;
+    assert!(
+        !out.is_error && out.text.contains("restarted"),
+        "{}",
+        out.text
+    );
+    let out = f
+        .bash(&a, json!({"command": "pwd; echo ${X:-unset}"}))
+        .await;
+    assert_eq!(out.text, format!("{}\nunset\nexit code: 0", f.ws.display()));
+    let out = f
+        .bash(&a, json!({"command": "cd /tmp", "restart": true}))
+        .await;
+    assert!(out.text.contains("restarted first"), "{}", out.text);
+
+    // The agent cancels a running command: it is killed, the call ends.
+    let pid = pid_of(&f.bash(&a, json!({"command": "echo $$"})).await);
+    let cancel = CancellationToken::new();
+    let c = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        c.cancel();
+    });
+    let t = Instant::now();
+    let out = f
+        .bash_cancel(&a, json!({"command": "sleep 1000"}), cancel)
+        .await;
+    assert!(t.elapsed() < Duration::from_secs(3));
+    assert!(
+        out.is_error && out.text.contains("cancelled"),
+        "{}",
+        out.text
+    );
+    assert!(gone_within(pid, Duration::from_secs(2)));
+}
+
+#[tokio::test]
+async fn shutdown_ends_a_running_command() {
+    let f = fixture("");
+    let a = f.agent("a");
+    let pid = pid_of(&f.bash(&a, json!({"command": "echo $$"})).await);
+    let sup = f.session.supervisor.clone();
+    let agent = a.clone();
+    let call = tokio::spawn(async move {
+        let args = json!({"command": "sleep 1000"})
+            .as_object()
+            .unwrap()
+            .clone();
+        sup.call(&agent, "bash", Some(args), CancellationToken::new(), None)
+            .await
+            .unwrap()
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    f.session.supervisor.shutdown("test");
+    // Killed synchronously by shutdown, before the call even returns.
+    assert!(!alive(pid) || gone_within(pid, Duration::from_millis(200)));
+    let out = tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(out.is_error, "{}", out.text);
+}
+
+#[tokio::test]
+async fn output_is_streamed_on_the_event_bus() {
+    let f = fixture("");
+    let a = f.agent("a");
+    let mut rx = f.session.supervisor.events().subscribe();
+    let out = f
+        .bash(&a, json!({"command": "echo one; sleep 0.2; echo two"}))
+        .await;
+    assert!(!out.is_error);
+    let mut streamed = Vec::new();
+    while let Ok(ev) = rx.try_recv() {
+        if let Event::CallOutput { chunk, .. } = ev {
+            streamed.extend(chunk);
+        }
+    }
+    assert_eq!(streamed, b"one\r\ntwo\r\n");
+}
+
+#[tokio::test]
+async fn guardrails_refuse_without_running() {
+    let f = fixture("");
+    let a = f.agent("a");
+    let out = f
+        .bash(&a, json!({"command": "touch ran && rm -rf ~"}))
+        .await;
+    assert!(out.is_error);
+    assert!(out.text.contains("rm-root"), "{}", out.text);
+    assert!(out.text.contains("built-in guardrail"), "{}", out.text);
+    assert!(!f.ws.join("ran").exists());
+    let audit = f.audit();
+    assert!(audit.contains("built-in guardrail"));
+    let out = f
+        .bash(
+            &a,
+            json!({"command": "mkdir -p build && rm -rf ./build && echo ok"}),
+        )
+        .await;
+    assert_eq!(out.text, "ok\nexit code: 0");
+}
