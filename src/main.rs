@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
+use airlock::policy::Mode;
 use airlock::session::{self, SessionOptions};
 use airlock::supervisor::{ApproveAllConfirmer, Confirmer, HeadlessConfirmer};
 
@@ -17,7 +18,7 @@ use airlock::supervisor::{ApproveAllConfirmer, Confirmer, HeadlessConfirmer};
 #[command(name = "airlock", version, about, long_about = None)]
 struct Cli {
     /// The workspace agents work in (default: the current directory).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", global = true)]
     workspace: Option<PathBuf>,
 
     #[command(flatten)]
@@ -36,10 +37,19 @@ struct GlobalArgs {
     /// An extra config file, read after the user and project files.
     #[arg(long, value_name = "FILE", global = true)]
     config: Option<PathBuf>,
+
+    /// The policy mode, overriding the config: default (writes and bash
+    /// ask), read-only (writes and bash refused), trust-edits (writes inside
+    /// the workspace run without asking).
+    #[arg(long, value_enum, global = true)]
+    mode: Option<Mode>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Print the effective configuration and which file each value came
+    /// from.
+    Config,
     /// Relay an agent's stdio MCP connection to the running supervisor
     /// (what an agent's MCP config launches).
     Connect {
@@ -57,9 +67,6 @@ enum Command {
         /// Serve on stdin/stdout.
         #[arg(long, required = true)]
         stdio: bool,
-        /// The workspace (default: the current directory).
-        #[arg(long, value_name = "DIR")]
-        workspace: Option<PathBuf>,
         /// Approve every call that would need a human (audited as such).
         #[arg(long)]
         approve_all: bool,
@@ -83,6 +90,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     match cli.command {
+        Some(Command::Config) => {
+            let opts = session_options(cli.workspace, &cli.global, "config")?;
+            let workspace = session::canonical_workspace(&opts.workspace)?;
+            let loaded = airlock::config::load(&workspace, opts.config_file.as_deref())?;
+            print!("{}", airlock::config::describe(&loaded));
+            if let Some(m) = opts.policy_mode {
+                println!("# --mode {} overrides mode for this run", m.as_str());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::Connect { socket, wait }) => {
             match runtime.block_on(airlock::mcp::relay::connect(socket, wait)) {
                 Ok(code) => Ok(code),
@@ -94,10 +111,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Serve {
             stdio: _,
-            workspace,
             approve_all,
         }) => {
-            let workspace = workspace.or(cli.workspace);
+            let workspace = cli.workspace;
             let confirmer: Arc<dyn Confirmer> = if approve_all {
                 Arc::new(ApproveAllConfirmer)
             } else {
@@ -159,6 +175,7 @@ fn session_options(
         data_dir: global.data_dir.clone(),
         config_file: global.config.clone(),
         mode: mode.to_string(),
+        policy_mode: global.mode,
     })
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::audit::{AuditEvent, AuditLog};
 use crate::config::{self, LoadedConfig};
-use crate::policy::Policy;
+use crate::policy::{Mode, Policy};
 use crate::scope::Scope;
 use crate::supervisor::{Confirmer, EventBus, Supervisor, SupervisorParts};
 use crate::tools::ToolRegistry;
@@ -22,6 +22,8 @@ pub struct SessionOptions {
     pub config_file: Option<PathBuf>,
     /// `supervisor`, `serve-stdio` …, for the audit trail.
     pub mode: String,
+    /// `--mode`, overriding the configured policy mode.
+    pub policy_mode: Option<Mode>,
 }
 
 /// Why a session could not start.
@@ -109,16 +111,28 @@ pub fn start(
             .collect(),
         excluded: scope.exclusions().patterns().to_vec(),
         tools: tools.names().map(String::from).collect(),
+        policy_mode: opts.policy_mode.unwrap_or(cfg.mode).as_str().to_string(),
+        rules: loaded
+            .rules
+            .iter()
+            .map(|r| format!("{} {} (from {})", r.action.as_str(), r.text(), r.source))
+            .collect(),
     })?;
     let audit_path = audit.path().to_path_buf();
     let supervisor = Supervisor::new(SupervisorParts {
         scope,
         tools,
-        policy: Policy::new(),
+        policy: Policy::with_rules(
+            opts.policy_mode.unwrap_or(cfg.mode),
+            loaded.rules.clone(),
+            &workspace,
+            cfg.bash.auto_approve_read_only,
+        ),
         confirmer,
         audit,
         limits: cfg.limits.clone(),
-        approval_timeout: None,
+        approval_timeout: (cfg.approval_timeout_secs > 0)
+            .then(|| std::time::Duration::from_secs(cfg.approval_timeout_secs)),
         events: EventBus::default(),
     });
     Ok(Session {

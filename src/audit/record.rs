@@ -36,6 +36,12 @@ pub enum AuditEvent {
         excluded: Vec<String>,
         /// Enabled tools.
         tools: Vec<String>,
+        /// The policy mode.
+        #[serde(default)]
+        policy_mode: String,
+        /// The configured rules: `allow bash(cargo test *) (from FILE)`.
+        #[serde(default)]
+        rules: Vec<String>,
     },
     /// An agent connected.
     AgentConnected {
@@ -82,6 +88,25 @@ pub enum AuditEvent {
         /// `ok`, made).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         change: Option<ChangeRecord>,
+    },
+    /// The human granted something for the rest of the session.
+    GrantAdded {
+        /// The grant.
+        grant: crate::policy::Grant,
+    },
+    /// The human revoked a session grant.
+    GrantRevoked {
+        /// The grant.
+        grant: crate::policy::Grant,
+    },
+    /// The human chose "always": a rule was saved to the project config.
+    RuleSaved {
+        /// `allow`, `ask` or `deny`.
+        action: crate::policy::Action,
+        /// The rule text.
+        rule: String,
+        /// The file it was written to.
+        file: String,
     },
     /// The supervisor session ended cleanly.
     SessionEnd {

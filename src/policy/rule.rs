@@ -1,9 +1,9 @@
 //! Rules: `allow`, `ask` and `deny` lists of `tool(specifier)`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a rule does when it matches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     /// Run without asking.
@@ -26,7 +26,7 @@ impl Action {
 }
 
 /// One rule, with where it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rule {
     /// Allow, ask or deny.
     pub action: Action,

@@ -119,6 +119,45 @@ impl Supervisor {
         &self.audit
     }
 
+    /// The policy (rules, mode, session grants).
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// "Approve for this session": add a grant (audited).
+    pub fn grant(&self, scope: crate::policy::GrantScope) -> crate::policy::Grant {
+        let grant = self.policy.grant(scope);
+        self.record(&AuditEvent::GrantAdded { grant: grant.clone() });
+        grant
+    }
+
+    /// Revoke a session grant (audited); false if there was none.
+    pub fn revoke_grant(&self, id: u64) -> bool {
+        match self.policy.grants().revoke(id) {
+            Some(grant) => {
+                self.record(&AuditEvent::GrantRevoked { grant });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// "Always": save a rule to the project's `.airlock.toml` and apply it
+    /// from now on (audited).
+    pub fn save_rule(
+        &self,
+        action: crate::policy::Action,
+        rule: &str,
+    ) -> Result<crate::policy::Rule, crate::policy::persist::PersistError> {
+        let saved = self.policy.always(action, rule)?;
+        self.record(&AuditEvent::RuleSaved {
+            action,
+            rule: saved.text(),
+            file: saved.source.clone(),
+        });
+        Ok(saved)
+    }
+
     /// The confirmer's name.
     pub fn confirmer_name(&self) -> &'static str {
         self.confirmer.name()
@@ -323,9 +362,10 @@ impl Supervisor {
         cancel: &CancellationToken,
         on_wait: Option<WaitHook>,
     ) -> Decision {
-        let by_rule = DecidedBy::Rule {
-            rule: verdict.rule.clone(),
-            source: verdict.source.clone(),
+        let by_rule = if verdict.source == crate::policy::SESSION {
+            DecidedBy::Grant { rule: verdict.rule.clone() }
+        } else {
+            DecidedBy::Rule { rule: verdict.rule.clone(), source: verdict.source.clone() }
         };
         match verdict.verdict {
             Verdict::Allow => return Decision::approve(by_rule),

@@ -154,8 +154,3 @@ fn io(path: &str, e: &std::io::Error) -> ScopeError {
         message: e.to_string(),
     }
 }
-
-/// Show a list of protected names (for tool descriptions).
-pub fn protected_list() -> String {
-    PROTECTED.join(", ")
-}

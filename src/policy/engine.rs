@@ -1,0 +1,238 @@
+//! Evaluating a call: guardrails, then deny, mode, ask, allow, session
+//! grants, known-safe commands, and the mode's defaults — in that order,
+//! so deny beats ask beats allow.
+
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+
+use super::grants::{Grant, GrantScope, Grants};
+use super::paths::PathPattern;
+use super::persist::{self, PersistError};
+use super::rule::{Action, Rule};
+use super::{Mode, guardrails, shell};
+use crate::supervisor::{PolicyVerdict, Subject, ToolKind, Verdict};
+
+/// The `source` of verdicts that come from session grants.
+pub const SESSION: &str = "session";
+
+/// The policy of a supervisor session.
+#[derive(Debug)]
+pub struct Policy {
+    mode: Mode,
+    rules: RwLock<Vec<Rule>>,
+    grants: Grants,
+    workspace: PathBuf,
+    project_config: PathBuf,
+    auto_approve_read_only: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// How a rule must match a command or a set of paths.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Need {
+    /// Every part (allow rules).
+    Every,
+    /// Any part (ask and deny rules).
+    Any,
+}
+
+impl Policy {
+    /// The built-in defaults: no rules, mode `default`.
+    pub fn new() -> Self {
+        Self::with_rules(Mode::Default, Vec::new(), Path::new("/"), false)
+    }
+
+    /// A policy with `rules` (from config files) for `workspace`.
+    pub fn with_rules(mode: Mode, rules: Vec<Rule>, workspace: &Path, auto_approve_read_only: bool) -> Self {
+        Self {
+            mode,
+            rules: RwLock::new(rules),
+            grants: Grants::default(),
+            workspace: workspace.to_path_buf(),
+            project_config: workspace.join(crate::config::PROJECT_CONFIG),
+            auto_approve_read_only,
+        }
+    }
+
+    /// The mode in force.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The rules in force (config files and "always" choices).
+    pub fn rules(&self) -> Vec<Rule> {
+        self.rules.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The session's grants.
+    pub fn grants(&self) -> &Grants {
+        &self.grants
+    }
+
+    /// Grant `scope` for the rest of the session.
+    pub fn grant(&self, scope: GrantScope) -> Grant {
+        self.grants.add(scope, &self.workspace)
+    }
+
+    /// "Always": append `rule` to the project's `.airlock.toml` (keeping its
+    /// comments) and apply it from now on.
+    pub fn always(&self, action: Action, rule_text: &str) -> Result<Rule, PersistError> {
+        let source = self.project_config.display().to_string();
+        let rule = Rule::parse(action, rule_text, &source).map_err(|e| PersistError::Invalid {
+            path: source.clone(),
+            message: e.to_string(),
+        })?;
+        persist::append_rule(&self.project_config, action, &rule.text())?;
+        let mut rules = self.rules.write().unwrap_or_else(|p| p.into_inner());
+        if !rules.contains(&rule) {
+            rules.push(rule.clone());
+        }
+        Ok(rule)
+    }
+
+    /// The verdict for a call of `tool` (of `kind`) about `subject`. The
+    /// agent cannot influence it beyond what it asks to do.
+    pub fn evaluate(&self, tool: &str, kind: ToolKind, subject: &Subject) -> PolicyVerdict {
+        let parsed = match subject {
+            Subject::Command { command } => Some(shell::parse(command)),
+            _ => None,
+        };
+        if let Subject::Command { command } = subject
+            && let Some(g) = guardrails::check(command)
+        {
+            return verdict(Verdict::Deny, format!("guardrail: {g}"), "built-in guardrail");
+        }
+        let rules = self.rules.read().unwrap_or_else(|p| p.into_inner());
+        let applicable = |action: Action| rules.iter().filter(move |r| r.action == action && r.applies_to(tool));
+        if let Some(r) = applicable(Action::Deny).find(|r| self.matches(r, subject, parsed.as_ref(), Need::Any)) {
+            return verdict(Verdict::Deny, r.text(), &r.source);
+        }
+        if self.mode == Mode::ReadOnly && kind != ToolKind::Read {
+            return verdict(Verdict::Deny, "mode read-only: writes and commands are refused".into(), "mode");
+        }
+        if let Some(r) = applicable(Action::Ask).find(|r| self.matches(r, subject, parsed.as_ref(), Need::Any)) {
+            return verdict(Verdict::Ask, r.text(), &r.source);
+        }
+        if let Some(v) = self.allow_verdict(&rules, tool, subject, parsed.as_ref()) {
+            return v;
+        }
+        drop(rules);
+        if let Some(g) = self.grants.find(|g| grant_matches(g, tool, subject, parsed.as_ref())) {
+            return verdict(Verdict::Allow, g.rule, SESSION);
+        }
+        if kind == ToolKind::Exec
+            && self.auto_approve_read_only
+            && let Some(Ok(p)) = &parsed
+            && let Some(check) = shell::known_safe(p)
+        {
+            return verdict(Verdict::Allow, format!("known-safe read-only command ({check})"), "bash.auto_approve_read_only");
+        }
+        match kind {
+            ToolKind::Read => verdict(Verdict::Allow, "default: read-only tools run without asking".into(), "built-in"),
+            ToolKind::Write if self.mode == Mode::TrustEdits && self.inside_workspace(subject) => verdict(
+                Verdict::Allow,
+                "mode trust-edits: writes inside the workspace run without asking".into(),
+                "mode",
+            ),
+            ToolKind::Write | ToolKind::Exec => {
+                verdict(Verdict::Ask, format!("default: {} tools ask", kind.as_str()), "built-in")
+            }
+        }
+    }
+
+    /// The allow rules' verdict. For bash, the rules are taken together:
+    /// `ls && git status` is allowed by `bash(ls *)` and `bash(git status)`
+    /// when every part matches one of them and nothing is a hazard.
+    fn allow_verdict(
+        &self,
+        rules: &[Rule],
+        tool: &str,
+        subject: &Subject,
+        parsed: Option<&Result<shell::ParsedCommand, shell::ParseError>>,
+    ) -> Option<PolicyVerdict> {
+        let allow: Vec<&Rule> = rules.iter().filter(|r| r.action == Action::Allow && r.applies_to(tool)).collect();
+        if let Some(r) = allow.iter().find(|r| r.specifier.is_none()) {
+            return Some(verdict(Verdict::Allow, r.text(), &r.source));
+        }
+        if let (Subject::Command { .. }, Some(Ok(p))) = (subject, parsed) {
+            let specs: Vec<&str> = allow.iter().filter_map(|r| r.specifier.as_deref()).collect();
+            let with_spec: Vec<&&Rule> = allow.iter().filter(|r| r.specifier.is_some()).collect();
+            let used = shell::allowed_by(&specs, p)?;
+            let texts: Vec<String> = used.iter().map(|&i| with_spec[i].text()).collect();
+            let mut sources: Vec<&str> = used.iter().map(|&i| with_spec[i].source.as_str()).collect();
+            sources.dedup();
+            return Some(verdict(Verdict::Allow, texts.join(" + "), &sources.join(", ")));
+        }
+        allow
+            .iter()
+            .find(|r| self.matches(r, subject, parsed, Need::Every))
+            .map(|r| verdict(Verdict::Allow, r.text(), &r.source))
+    }
+
+    fn inside_workspace(&self, subject: &Subject) -> bool {
+        match subject {
+            Subject::Paths { paths } => !paths.is_empty() && paths.iter().all(|p| p.starts_with(&self.workspace)),
+            _ => false,
+        }
+    }
+
+    fn matches(
+        &self,
+        rule: &Rule,
+        subject: &Subject,
+        parsed: Option<&Result<shell::ParsedCommand, shell::ParseError>>,
+        need: Need,
+    ) -> bool {
+        let Some(spec) = rule.specifier.as_deref() else {
+            return true;
+        };
+        match subject {
+            Subject::Command { .. } => match parsed {
+                Some(Ok(p)) => match need {
+                    Need::Every => shell::specifier_matches(spec, p),
+                    Need::Any => shell::specifier_matches_any(spec, p),
+                },
+                // Unparseable: never allowed by a rule; it is asked.
+                _ => false,
+            },
+            Subject::Paths { paths } => {
+                let Ok(pattern) = PathPattern::new(spec) else {
+                    return false;
+                };
+                let hit = |p: &PathBuf| pattern.matches(p, &self.workspace);
+                match need {
+                    Need::Every => !paths.is_empty() && paths.iter().all(hit),
+                    Need::Any => paths.iter().any(hit),
+                }
+            }
+            Subject::None => false,
+        }
+    }
+}
+
+fn grant_matches(
+    g: &Grant,
+    tool: &str,
+    subject: &Subject,
+    parsed: Option<&Result<shell::ParsedCommand, shell::ParseError>>,
+) -> bool {
+    match (&g.scope, subject) {
+        (GrantScope::ExactCommand(c), Subject::Command { command }) => tool == "bash" && command.trim() == c.trim(),
+        (GrantScope::Prefix(prefix), Subject::Command { .. }) => {
+            tool == "bash" && matches!(parsed, Some(Ok(p)) if shell::specifier_matches(&format!("{prefix} *"), p))
+        }
+        (GrantScope::File(f), Subject::Paths { paths }) => {
+            matches!(tool, "write_file" | "edit_file") && paths.len() == 1 && &paths[0] == f
+        }
+        _ => false,
+    }
+}
+
+fn verdict(verdict: Verdict, rule: String, source: &str) -> PolicyVerdict {
+    PolicyVerdict { verdict, rule, source: source.to_string() }
+}
