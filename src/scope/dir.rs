@@ -97,3 +97,87 @@ impl Scope {
         self.exclusions().matches(rel)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn scope(dir: &Path) -> Scope {
+        let ex: Vec<String> = crate::scope::DEFAULT_EXCLUDED
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        Scope::new(dir, &[], &ex).unwrap()
+    }
+
+    #[test]
+    fn read_dir_checked_refuses_symlinks_and_outside() {
+        let ws = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("d")).unwrap();
+        std::fs::write(ws.path().join("d/f"), "").unwrap();
+        symlink(out.path(), ws.path().join("link")).unwrap();
+        let s = scope(ws.path());
+        let root = s.workspace().to_path_buf();
+        let names: Vec<_> = s
+            .read_dir_checked(&root.join("d"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["f"]);
+        // A symlink is never listed through, even to a directory.
+        assert!(s.read_dir_checked(&root.join("link")).is_err());
+        let e = s
+            .read_dir_checked(&std::fs::canonicalize(out.path()).unwrap())
+            .unwrap_err();
+        assert!(matches!(e, ScopeError::OutsideRoots { .. }), "{e}");
+    }
+
+    #[test]
+    fn lstat_shows_links_but_checks_targets() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("f"), "x").unwrap();
+        symlink("f", ws.path().join("l")).unwrap();
+        symlink("/etc/hostname", ws.path().join("out")).unwrap();
+        let s = scope(ws.path());
+        let l = s.lstat("l").unwrap();
+        assert!(l.meta.file_type().is_symlink());
+        assert_eq!(l.link_target.as_deref(), Some(Path::new("f")));
+        assert_eq!(l.resolved, s.workspace().join("f"));
+        assert!(matches!(
+            s.lstat("out").unwrap_err(),
+            ScopeError::OutsideRoots { .. }
+        ));
+        assert!(s.lstat(".").unwrap().meta.is_dir());
+    }
+
+    #[test]
+    fn excluded_by_names_the_pattern() {
+        let ws = tempfile::tempdir().unwrap();
+        let s = scope(ws.path());
+        let root = s.workspace().to_path_buf();
+        assert_eq!(s.excluded_by(&root.join("a/.ssh/x")), Some(".ssh"));
+        assert_eq!(s.excluded_by(&root.join("a/b.txt")), None);
+        assert_eq!(s.excluded_by(Path::new("/etc/.env")), None);
+    }
+
+    #[test]
+    fn over_long_paths_and_names_are_invalid_and_shortened() {
+        let ws = tempfile::tempdir().unwrap();
+        let s = scope(ws.path());
+        let e = s.resolve(&"a".repeat(256)).unwrap_err().to_string();
+        assert!(
+            e.contains("name too long: a path component is 256 bytes"),
+            "{e}"
+        );
+        assert!(e.len() < 300, "{e}");
+        let e = s.resolve(&"d/".repeat(3000)).unwrap_err().to_string();
+        assert!(e.contains("name too long: the path is 6000 bytes"), "{e}");
+        assert!(e.len() < 300, "{e}");
+        assert!(matches!(
+            s.resolve(&"a".repeat(255)).unwrap_err(),
+            ScopeError::NotFound { .. }
+        ));
+    }
+}

@@ -156,7 +156,28 @@ impl Scope {
                 message: "contains a NUL byte".into(),
             });
         }
+        if path.len() > MAX_PATH_BYTES {
+            return Err(ScopeError::Invalid {
+                path: shorten(path),
+                message: format!(
+                    "name too long: the path is {} bytes (the limit is {MAX_PATH_BYTES})",
+                    path.len()
+                ),
+            });
+        }
         let p = Path::new(path);
+        if let Some(long) = p
+            .components()
+            .map(|c| c.as_os_str().len())
+            .find(|n| *n > MAX_NAME_BYTES)
+        {
+            return Err(ScopeError::Invalid {
+                path: shorten(path),
+                message: format!(
+                    "name too long: a path component is {long} bytes (the limit is {MAX_NAME_BYTES})"
+                ),
+            });
+        }
         let joined = if p.is_absolute() {
             p.to_path_buf()
         } else {
@@ -238,6 +259,19 @@ impl Scope {
             .map(|r| r.display().to_string())
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// Longest path accepted, in bytes (Linux `PATH_MAX` less the NUL).
+const MAX_PATH_BYTES: usize = 4095;
+/// Longest path component accepted, in bytes (Linux `NAME_MAX`).
+const MAX_NAME_BYTES: usize = 255;
+
+/// A path cut for an error message: the first 80 characters and a count.
+fn shorten(path: &str) -> String {
+    match path.char_indices().nth(80) {
+        Some((i, _)) => format!("{}… ({} bytes)", &path[..i], path.len()),
+        None => path.to_string(),
     }
 }
 

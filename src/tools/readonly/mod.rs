@@ -8,15 +8,18 @@ use super::Tool;
 
 pub mod args;
 mod cat;
+mod diff;
 mod find;
 mod grep;
 mod head;
 mod ls;
 mod pwd;
 mod read_file;
+mod stat;
 mod tail;
 mod text;
 mod walk;
+mod wc;
 
 #[cfg(test)]
 mod testutil;
@@ -31,6 +34,9 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(ls::Ls::new()),
         Arc::new(find::Find::new()),
         Arc::new(grep::Grep::new()),
+        Arc::new(wc::Wc::new()),
+        Arc::new(stat::Stat::new()),
+        Arc::new(diff::Diff::new()),
         Arc::new(pwd::Pwd::new()),
     ]
 }
