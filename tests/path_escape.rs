@@ -105,7 +105,6 @@ fn env() -> Env {
             data_dir: Some(dir.path().join("data")),
             config_file: None,
             mode: "test".into(),
-            policy_mode: None,
         },
         Arc::new(HeadlessConfirmer),
     )
