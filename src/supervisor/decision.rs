@@ -73,6 +73,11 @@ pub struct Decision {
     /// A reason for the agent (a denial's typed reason, the scope error …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The command the human edited at the prompt and approved instead of
+    /// the agent's (bash only). The pipeline checks it against the policy
+    /// again and runs it; the agent's result says what ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_command: Option<String>,
 }
 
 impl Decision {
@@ -82,6 +87,15 @@ impl Decision {
             approved: true,
             by,
             reason: None,
+            edited_command: None,
+        }
+    }
+
+    /// The human's approval of `command`, edited from the agent's.
+    pub fn approve_edited(command: String) -> Self {
+        Self {
+            edited_command: Some(command),
+            ..Self::approve(DecidedBy::User)
         }
     }
 
@@ -91,6 +105,7 @@ impl Decision {
             approved: false,
             by,
             reason,
+            edited_command: None,
         }
     }
 

@@ -4,6 +4,8 @@
 mod call;
 mod confirm;
 mod decision;
+#[cfg(test)]
+mod edit_tests;
 mod events;
 mod pipeline;
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
-use super::call::{AgentInfo, CallId, CallInfo, Proposal, ToolKind};
+use super::call::{AgentInfo, CallId, CallInfo, Proposal, Subject, ToolKind};
 use super::confirm::{ConfirmRequest, Confirmer};
 use super::decision::{DecidedBy, Decision, PolicyVerdict, Verdict};
 use super::events::{CallOutcome, Event, EventBus};
@@ -127,7 +127,9 @@ impl Supervisor {
     /// "Approve for this session": add a grant (audited).
     pub fn grant(&self, scope: crate::policy::GrantScope) -> crate::policy::Grant {
         let grant = self.policy.grant(scope);
-        self.record(&AuditEvent::GrantAdded { grant: grant.clone() });
+        self.record(&AuditEvent::GrantAdded {
+            grant: grant.clone(),
+        });
         grant
     }
 
@@ -259,6 +261,8 @@ impl Supervisor {
         // 2. Arguments and path scope: refused outright, never prompted.
         // Preparing may read files (a write's diff), so it runs off the
         // async threads.
+        // A command may be edited at the prompt: keep exec tools' arguments.
+        let exec_args = (kind == ToolKind::Exec).then(|| args.clone());
         let prepared = {
             let (tool, scope) = (tool.clone(), self.scope.clone());
             tokio::task::spawn_blocking(move || tool.prepare(&args, &scope)).await
@@ -293,6 +297,24 @@ impl Supervisor {
         // 3. Policy, then 4. the confirmer only on "ask".
         let verdict = self.policy.evaluate(tool_name, kind, &invocation.subject());
         let decision = self.decide(&info, verdict, &cancel, on_wait).await;
+        // 4b. The human edited the command: prepare the edited call and
+        // judge it again (guardrails and deny rules still hold).
+        let (decision, invocation, edit) = match decision.edited_command.clone() {
+            Some(edited) if decision.approved => {
+                let proposed = match invocation.subject() {
+                    Subject::Command { command } => command,
+                    _ => String::new(),
+                };
+                match self.prepare_edited(&tool, kind, exec_args, &edited).await {
+                    Ok(edited_call) => (decision, edited_call, Some((proposed, edited))),
+                    Err(mut refusal) => {
+                        refusal.edited_command = Some(edited);
+                        (refusal, invocation, None)
+                    }
+                }
+            }
+            _ => (decision, invocation, None),
+        };
 
         // 5. The decision is on disk before anything runs.
         self.audit.append(&AuditEvent::CallDecided {
@@ -304,7 +326,11 @@ impl Supervisor {
             decision: decision.clone(),
         });
         if !decision.approved {
-            let out = ToolOutput::error(refusal_message(&decision));
+            let mut text = refusal_message(&decision);
+            if let Some(edited) = &decision.edited_command {
+                text = format!("the user edited the command to {edited:?}, and {text}");
+            }
+            let out = ToolOutput::error(text);
             self.finish(
                 id,
                 decision.refusal_status(),
@@ -349,9 +375,62 @@ impl Supervisor {
             let s = if out.is_error { "error" } else { "ok" };
             (out, s)
         };
+        if let Some((proposed, ran)) = edit {
+            say_what_ran(&mut out, &proposed, &ran);
+        }
         cap_output(&mut out, self.limits.max_output_bytes.max(1024));
         self.finish(id, status, &out, started, info.proposal.as_deref());
         Ok(out)
+    }
+
+    /// Prepare the command the human edited and approved, and check it
+    /// against the policy: `Err` is the refusal to record instead.
+    async fn prepare_edited(
+        &self,
+        tool: &Arc<dyn crate::tools::Tool>,
+        kind: ToolKind,
+        args: Option<Map<String, Value>>,
+        edited: &str,
+    ) -> Result<Box<dyn crate::tools::Invocation>, Decision> {
+        let Some(mut args) = args else {
+            return Err(Decision::deny(
+                DecidedBy::InvalidArguments,
+                Some("only a command can be edited at the prompt".into()),
+            ));
+        };
+        let name = tool.spec().name;
+        args.insert("command".into(), Value::String(edited.to_string()));
+        let prepared = {
+            let (tool, scope) = (tool.clone(), self.scope.clone());
+            tokio::task::spawn_blocking(move || tool.prepare(&args, &scope)).await
+        };
+        let invocation = match prepared {
+            Ok(Ok(inv)) => inv,
+            Ok(Err(e)) => {
+                let reason = format!("the edited command is invalid: {e}");
+                return Err(Decision::deny(DecidedBy::InvalidArguments, Some(reason)));
+            }
+            Err(e) => {
+                let reason = format!("internal error while preparing the edited command: {e}");
+                return Err(Decision::deny(DecidedBy::InvalidArguments, Some(reason)));
+            }
+        };
+        let verdict = self.policy.evaluate(name, kind, &invocation.subject());
+        if verdict.verdict == Verdict::Deny {
+            let by = if verdict.source == crate::policy::SESSION {
+                DecidedBy::Grant {
+                    rule: verdict.rule.clone(),
+                }
+            } else {
+                DecidedBy::Rule {
+                    rule: verdict.rule.clone(),
+                    source: verdict.source.clone(),
+                }
+            };
+            let reason = format!("blocked by rule {} (from {})", verdict.rule, verdict.source);
+            return Err(Decision::deny(by, Some(reason)));
+        }
+        Ok(invocation)
     }
 
     /// Decide about a call the policy has judged.
@@ -363,9 +442,14 @@ impl Supervisor {
         on_wait: Option<WaitHook>,
     ) -> Decision {
         let by_rule = if verdict.source == crate::policy::SESSION {
-            DecidedBy::Grant { rule: verdict.rule.clone() }
+            DecidedBy::Grant {
+                rule: verdict.rule.clone(),
+            }
         } else {
-            DecidedBy::Rule { rule: verdict.rule.clone(), source: verdict.source.clone() }
+            DecidedBy::Rule {
+                rule: verdict.rule.clone(),
+                source: verdict.source.clone(),
+            }
         };
         match verdict.verdict {
             Verdict::Allow => return Decision::approve(by_rule),
@@ -500,6 +584,22 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
+    }
+}
+
+/// Tell the agent that the human edited its command: what it proposed and
+/// what ran, in the text and the structured result.
+fn say_what_ran(out: &mut ToolOutput, proposed: &str, ran: &str) {
+    out.text = format!(
+        "[the user edited the command before approving it]\nproposed: {proposed}\nran: {ran}\n\n{}",
+        out.text
+    );
+    if let Some(Value::Object(m)) = &mut out.structured {
+        m.insert(
+            "proposed_command".into(),
+            Value::String(proposed.to_string()),
+        );
+        m.insert("command".into(), Value::String(ran.to_string()));
     }
 }
 
