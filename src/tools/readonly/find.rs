@@ -265,7 +265,7 @@ fn done(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::readonly::testutil::{prepare_err, run, run_with};
+    use crate::tools::readonly::testutil::{prepare_err, run, run_ctx, run_with};
     use std::os::unix::fs::symlink;
 
     fn tree(dir: &std::path::Path) {
@@ -373,5 +373,17 @@ mod tests {
         let out = run_with(&Find::new(), dir.path(), json!({}), |l| l.max_entries = 100);
         assert!(out.truncated);
         assert!(out.text.contains("stopped after visiting 100 entries"));
+    }
+
+    #[test]
+    fn a_call_past_its_deadline_stops_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        tree(dir.path());
+        let out = run_ctx(&Find::new(), dir.path(), json!({}), |c| {
+            c.deadline = std::time::Instant::now()
+        });
+        assert!(out.truncated, "{}", out.text);
+        assert!(out.text.contains("stopped early"), "{}", out.text);
+        assert!(!out.text.contains("main.rs"), "{}", out.text);
     }
 }

@@ -450,7 +450,7 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::readonly::testutil::{prepare_err, run, run_with};
+    use crate::tools::readonly::testutil::{prepare_err, run, run_ctx, run_with};
     use std::os::unix::fs::symlink;
 
     fn tree(dir: &Path) {
@@ -589,5 +589,22 @@ mod tests {
         std::fs::write(dir.path().join("b/y.txt"), "needle b\n").unwrap();
         let out = run(&Grep::new(), dir.path(), json!({"pattern": "needle"}));
         assert_eq!(out.text, "a/x.txt:1:needle a\nb/y.txt:1:needle b\n");
+    }
+
+    #[test]
+    fn a_cancelled_call_stops_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..20 {
+            std::fs::write(dir.path().join(format!("f{i}")), "needle\n").unwrap();
+        }
+        let out = run_ctx(
+            &Grep::new(),
+            dir.path(),
+            json!({"pattern": "needle"}),
+            |c| c.cancel.cancel(),
+        );
+        assert!(out.truncated, "{}", out.text);
+        assert!(out.text.contains("stopped early"), "{}", out.text);
+        assert!(!out.text.contains("f19:1:needle"), "{}", out.text);
     }
 }

@@ -42,13 +42,23 @@ pub(crate) fn run_with(
     args: Value,
     f: impl FnOnce(&mut Limits),
 ) -> ToolOutput {
+    run_ctx(tool, dir, args, |c| f(&mut c.limits))
+}
+
+/// Prepare and run `tool` in `dir` with `args`, the context adjusted by `f`.
+pub(crate) fn run_ctx(
+    tool: &dyn Tool,
+    dir: &Path,
+    args: Value,
+    f: impl FnOnce(&mut RunContext),
+) -> ToolOutput {
     let scope = scope_in(dir);
     let inv = match tool.prepare(args.as_object().unwrap(), &scope) {
         Ok(inv) => inv,
         Err(e) => panic!("prepare failed: {e}"),
     };
     let mut c = ctx(&scope);
-    f(&mut c.limits);
+    f(&mut c);
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
