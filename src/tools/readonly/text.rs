@@ -21,7 +21,7 @@ const NOTE_ROOM: usize = 512;
 /// A regular file opened and checked by the scope when the call was
 /// prepared; the call reads exactly this object.
 pub(crate) struct Opened {
-    /// The path as the agent gave it.
+    /// The path as the agent gave it (control characters escaped).
     pub shown: String,
     /// Its canonical path.
     pub real: PathBuf,
@@ -37,7 +37,7 @@ impl Opened {
     pub fn open(scope: &Scope, path: &str) -> Result<Self, ToolError> {
         let (file, real, meta) = scope.open_file(path)?;
         Ok(Self {
-            shown: path.to_string(),
+            shown: escape(path).into_owned(),
             real,
             file,
             meta,
