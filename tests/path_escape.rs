@@ -105,6 +105,7 @@ fn env() -> Env {
             data_dir: Some(dir.path().join("data")),
             config_file: None,
             mode: "test".into(),
+            policy_mode: None,
         },
         Arc::new(HeadlessConfirmer),
     )
