@@ -119,6 +119,7 @@ pub fn start(
             .collect(),
     })?;
     let audit_path = audit.path().to_path_buf();
+    let exclusions = scope.exclusions().clone();
     let supervisor = Supervisor::new(SupervisorParts {
         scope,
         tools,
@@ -127,7 +128,8 @@ pub fn start(
             loaded.rules.clone(),
             &workspace,
             cfg.bash.auto_approve_read_only,
-        ),
+        )
+        .with_exclusions(exclusions),
         confirmer,
         audit,
         limits: cfg.limits.clone(),

@@ -105,6 +105,25 @@ fn known_safe_commands_only_when_enabled() {
     assert_eq!((v.verdict, v.source.as_str()), (Verdict::Allow, "bash.auto_approve_read_only"));
     assert_eq!(on.evaluate("bash", ToolKind::Exec, &cmd("ls > out.txt")).verdict, Verdict::Ask);
     assert_eq!(on.evaluate("bash", ToolKind::Exec, &cmd("find . -delete")).verdict, Verdict::Ask);
+    // Known-safe programs still may not name excluded, outside or upward paths.
+    let excl: Vec<String> = airlock::scope::DEFAULT_EXCLUDED.iter().map(|s| s.to_string()).collect();
+    let on = on.with_exclusions(airlock::scope::Exclusions::new(&excl).unwrap());
+    assert_eq!(on.evaluate("bash", ToolKind::Exec, &cmd("cat src/main.rs")).verdict, Verdict::Allow);
+    for risky in ["cat .env", "cat config/.env.local", "head keys/server.pem", "cat /etc/shadow", "cat ../other/x", "cat ~/.bashrc", "cat .e*", "grep -r token --include=.env ."] {
+        assert_eq!(on.evaluate("bash", ToolKind::Exec, &cmd(risky)).verdict, Verdict::Ask, "{risky}");
+    }
+}
+
+#[test]
+fn prefix_grants_combine_with_allow_rules() {
+    let p = Policy::with_rules(Mode::Default, rules(&["bash(ls *)"], &[], &[]), Path::new("/ws"), false);
+    assert_eq!(p.evaluate("bash", ToolKind::Exec, &cmd("ls && cargo test")).verdict, Verdict::Ask);
+    p.grant(GrantScope::Prefix("cargo test".into()));
+    let v = p.evaluate("bash", ToolKind::Exec, &cmd("ls && cargo test"));
+    assert_eq!(v.verdict, Verdict::Allow);
+    assert!(v.rule.contains("bash(ls *)") && v.rule.contains("bash(cargo test *)"), "{}", v.rule);
+    let v = p.evaluate("bash", ToolKind::Exec, &cmd("cargo test -q"));
+    assert_eq!(v.source, airlock::policy::SESSION, "a grant alone is audited as the grant");
 }
 
 /// Answers nothing: the approval timeout must decide.

@@ -10,6 +10,7 @@ use super::paths::PathPattern;
 use super::persist::{self, PersistError};
 use super::rule::{Action, Rule};
 use super::{Mode, guardrails, shell};
+use crate::scope::Exclusions;
 use crate::supervisor::{PolicyVerdict, Subject, ToolKind, Verdict};
 
 /// The `source` of verdicts that come from session grants.
@@ -24,6 +25,7 @@ pub struct Policy {
     workspace: PathBuf,
     project_config: PathBuf,
     auto_approve_read_only: bool,
+    exclusions: Option<Exclusions>,
 }
 
 impl Default for Policy {
@@ -56,7 +58,14 @@ impl Policy {
             workspace: workspace.to_path_buf(),
             project_config: workspace.join(crate::config::PROJECT_CONFIG),
             auto_approve_read_only,
+            exclusions: None,
         }
+    }
+
+    /// Known-safe commands must not name excluded files (`cat .env`).
+    pub fn with_exclusions(mut self, exclusions: Exclusions) -> Self {
+        self.exclusions = Some(exclusions);
+        self
     }
 
     /// The mode in force.
@@ -122,13 +131,14 @@ impl Policy {
             return v;
         }
         drop(rules);
-        if let Some(g) = self.grants.find(|g| grant_matches(g, tool, subject, parsed.as_ref())) {
+        if let Some(g) = self.grants.find(|g| grant_matches(g, tool, subject)) {
             return verdict(Verdict::Allow, g.rule, SESSION);
         }
         if kind == ToolKind::Exec
             && self.auto_approve_read_only
             && let Some(Ok(p)) = &parsed
             && let Some(check) = shell::known_safe(p)
+            && self.words_stay_in_scope(p)
         {
             return verdict(Verdict::Allow, format!("known-safe read-only command ({check})"), "bash.auto_approve_read_only");
         }
@@ -160,11 +170,23 @@ impl Policy {
             return Some(verdict(Verdict::Allow, r.text(), &r.source));
         }
         if let (Subject::Command { .. }, Some(Ok(p))) = (subject, parsed) {
-            let specs: Vec<&str> = allow.iter().filter_map(|r| r.specifier.as_deref()).collect();
-            let with_spec: Vec<&&Rule> = allow.iter().filter(|r| r.specifier.is_some()).collect();
-            let used = shell::allowed_by(&specs, p)?;
-            let texts: Vec<String> = used.iter().map(|&i| with_spec[i].text()).collect();
-            let mut sources: Vec<&str> = used.iter().map(|&i| with_spec[i].source.as_str()).collect();
+            // Allow rules and prefix grants, taken together.
+            let mut specs: Vec<String> = Vec::new();
+            let mut labels: Vec<(String, String)> = Vec::new();
+            for r in allow.iter().filter(|r| r.specifier.is_some()) {
+                specs.push(r.specifier.clone().unwrap_or_default());
+                labels.push((r.text(), r.source.clone()));
+            }
+            for g in self.grants.list() {
+                if let GrantScope::Prefix(prefix) = &g.scope {
+                    specs.push(format!("{prefix} *"));
+                    labels.push((g.rule.clone(), SESSION.to_string()));
+                }
+            }
+            let refs: Vec<&str> = specs.iter().map(String::as_str).collect();
+            let used = shell::allowed_by(&refs, p)?;
+            let texts: Vec<&str> = used.iter().map(|&i| labels[i].0.as_str()).collect();
+            let mut sources: Vec<&str> = used.iter().map(|&i| labels[i].1.as_str()).collect();
             sources.dedup();
             return Some(verdict(Verdict::Allow, texts.join(" + "), &sources.join(", ")));
         }
@@ -172,6 +194,28 @@ impl Policy {
             .iter()
             .find(|r| self.matches(r, subject, parsed, Need::Every))
             .map(|r| verdict(Verdict::Allow, r.text(), &r.source))
+    }
+
+    /// For known-safe commands: no argument names an excluded file, an
+    /// absolute path outside the workspace, a parent directory or `~`.
+    fn words_stay_in_scope(&self, parsed: &shell::ParsedCommand) -> bool {
+        parsed.commands.iter().chain(parsed.nested.iter()).all(|cmd| {
+            cmd.words.iter().skip(1).all(|w| match w {
+                shell::Word::Literal(text) => {
+                    let word = text.split_once('=').map_or(text.as_str(), |(_, v)| v);
+                    let path = Path::new(word);
+                    let outside = path.is_absolute() && !path.starts_with(&self.workspace);
+                    let upward = path.components().any(|c| c == std::path::Component::ParentDir);
+                    let home = word.starts_with('~');
+                    let excluded = self.exclusions.as_ref().is_some_and(|e| {
+                        let rel = path.strip_prefix(&self.workspace).unwrap_or(path);
+                        e.matches(rel).is_some()
+                    });
+                    !(outside || upward || home || excluded)
+                }
+                shell::Word::Expanded(_) => false,
+            })
+        })
     }
 
     fn inside_workspace(&self, subject: &Subject) -> bool {
@@ -215,17 +259,11 @@ impl Policy {
     }
 }
 
-fn grant_matches(
-    g: &Grant,
-    tool: &str,
-    subject: &Subject,
-    parsed: Option<&Result<shell::ParsedCommand, shell::ParseError>>,
-) -> bool {
+fn grant_matches(g: &Grant, tool: &str, subject: &Subject) -> bool {
     match (&g.scope, subject) {
         (GrantScope::ExactCommand(c), Subject::Command { command }) => tool == "bash" && command.trim() == c.trim(),
-        (GrantScope::Prefix(prefix), Subject::Command { .. }) => {
-            tool == "bash" && matches!(parsed, Some(Ok(p)) if shell::specifier_matches(&format!("{prefix} *"), p))
-        }
+        // Prefix grants are taken together with the allow rules.
+        (GrantScope::Prefix(_), Subject::Command { .. }) => false,
         (GrantScope::File(f), Subject::Paths { paths }) => {
             matches!(tool, "write_file" | "edit_file") && paths.len() == 1 && &paths[0] == f
         }

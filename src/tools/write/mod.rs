@@ -123,12 +123,15 @@ fn failed(tool: &str, e: impl std::fmt::Display) -> ToolError {
     args::invalid(tool, e.to_string())
 }
 
+/// A file's current content and mode bits.
+type Current = Option<(Vec<u8>, u32)>;
+
 /// The target and its current content and mode (None: no such file).
 fn current(
     scope: &Scope,
     tool: &str,
     path: &str,
-) -> Result<(Target, Option<(Vec<u8>, u32)>), ToolError> {
+) -> Result<(Target, Current), ToolError> {
     let target = resolve(scope, path)?;
     if target.existing_ancestor != target.dir {
         return Ok((target, None));
