@@ -29,7 +29,9 @@ async fn main() -> anyhow::Result<()> {
         if i == 62_500 {
             content.push_str("    let marker = \"EDIT-ME-0\";\n");
         }
-        content.push_str(&format!("    let value_{i:07} = compute({i}, \"some filler text here\");\n"));
+        content.push_str(&format!(
+            "    let value_{i:07} = compute({i}, \"some filler text here\");\n"
+        ));
         i += 1;
     }
     std::fs::write(ws.join("big.rs"), &content)?;
@@ -56,14 +58,29 @@ async fn main() -> anyhow::Result<()> {
         });
         let start = Instant::now();
         let out = sup
-            .call(&agent, "edit_file", args.as_object().cloned(), CancellationToken::new(), None)
+            .call(
+                &agent,
+                "edit_file",
+                args.as_object().cloned(),
+                CancellationToken::new(),
+                None,
+            )
             .await?;
         times.push(start.elapsed());
         anyhow::ensure!(!out.is_error, "edit failed: {}", out.text);
     }
     times.sort();
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
-    println!("edit_file in the middle of a {:.1} MB file ({} lines), {RUNS} runs, full pipeline:", size as f64 / 1e6, i + 1);
-    println!("  median {:.1} ms   min {:.1} ms   max {:.1} ms   (target: median < 200 ms)", ms(times[RUNS / 2]), ms(times[0]), ms(times[RUNS - 1]));
+    println!(
+        "edit_file in the middle of a {:.1} MB file ({} lines), {RUNS} runs, full pipeline:",
+        size as f64 / 1e6,
+        i + 1
+    );
+    println!(
+        "  median {:.1} ms   min {:.1} ms   max {:.1} ms   (target: median < 200 ms)",
+        ms(times[RUNS / 2]),
+        ms(times[0]),
+        ms(times[RUNS - 1])
+    );
     Ok(())
 }

@@ -32,7 +32,12 @@ fn sigkill_mid_run_leaves_a_verifiable_trail() {
     writeln!(stdin, "{init}").unwrap();
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
-    writeln!(stdin, "{}", json!({"jsonrpc":"2.0","method":"notifications/initialized"})).unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"})
+    )
+    .unwrap();
 
     // Pipeline 1,000 calls from a writer thread; kill after 300 answers.
     let writer = std::thread::spawn(move || {
@@ -61,18 +66,43 @@ fn sigkill_mid_run_leaves_a_verifiable_trail() {
     let _ = writer.join();
     assert_eq!(answered.len(), 300);
 
-    let trail = std::fs::read_dir(data.join("audit")).unwrap().next().unwrap().unwrap().path();
+    let trail = std::fs::read_dir(data.join("audit"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let report = airlock::audit::verify_file(&trail).unwrap();
-    assert!(report.error.is_none() || report.torn_tail, "chain broken: {report:?}");
+    assert!(
+        report.error.is_none() || report.torn_tail,
+        "chain broken: {report:?}"
+    );
     let text = std::fs::read_to_string(&trail).unwrap();
     let complete: Vec<Value> = text
         .lines()
         .take(report.verified)
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let decided = complete.iter().filter(|r| r["type"] == "call_decided").count();
-    let finished = complete.iter().filter(|r| r["type"] == "call_finished").count();
-    assert!(decided >= answered.len(), "{decided} decisions for {} answers", answered.len());
-    assert!(finished >= answered.len(), "{finished} results for {} answers", answered.len());
-    assert!(!complete.iter().any(|r| r["type"] == "session_end"), "killed, not ended");
+    let decided = complete
+        .iter()
+        .filter(|r| r["type"] == "call_decided")
+        .count();
+    let finished = complete
+        .iter()
+        .filter(|r| r["type"] == "call_finished")
+        .count();
+    assert!(
+        decided >= answered.len(),
+        "{decided} decisions for {} answers",
+        answered.len()
+    );
+    assert!(
+        finished >= answered.len(),
+        "{finished} results for {} answers",
+        answered.len()
+    );
+    assert!(
+        !complete.iter().any(|r| r["type"] == "session_end"),
+        "killed, not ended"
+    );
 }

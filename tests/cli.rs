@@ -12,7 +12,11 @@ fn airlock() -> Command {
 fn unknown_tool_in_enabled_list_is_a_startup_error() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("c.toml");
-    std::fs::write(&cfg, "[tools]\nenabled = [\"read_file\", \"rm_everything\"]\n").unwrap();
+    std::fs::write(
+        &cfg,
+        "[tools]\nenabled = [\"read_file\", \"rm_everything\"]\n",
+    )
+    .unwrap();
     let out = airlock()
         .args(["serve", "--stdio", "--workspace"])
         .arg(dir.path())
@@ -32,7 +36,11 @@ fn unknown_tool_in_enabled_list_is_a_startup_error() {
 #[test]
 fn config_error_names_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(".airlock.toml"), "[limits]\ntimeout_secs = 5\nmax_entrys = 3\n").unwrap();
+    std::fs::write(
+        dir.path().join(".airlock.toml"),
+        "[limits]\ntimeout_secs = 5\nmax_entrys = 3\n",
+    )
+    .unwrap();
     let out = airlock()
         .args(["serve", "--stdio", "--workspace"])
         .arg(dir.path())
@@ -77,8 +85,17 @@ fn empty_enabled_list_disables_all_tools_but_starts() {
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let trail = std::fs::read_dir(dir.path().join("data/audit")).unwrap().next().unwrap().unwrap().path();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trail = std::fs::read_dir(dir.path().join("data/audit"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let first = std::fs::read_to_string(trail).unwrap();
     assert!(first.contains("\"tools\":[]"), "{first}");
 }
