@@ -330,7 +330,10 @@ async fn other_users_are_refused_by_peer_uid() {
         .current_dir("/")
         .uid(65534)
         .gid(65534);
-    let transport = TokioChildProcess::new(cmd).unwrap();
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let res = tokio::time::timeout(
         Duration::from_secs(20),
         NamedClient("intruder").serve(transport),
@@ -338,11 +341,21 @@ async fn other_users_are_refused_by_peer_uid() {
     .await
     .expect("the connection is closed at once");
     assert!(res.is_err(), "a session for another user must not start");
-    let log = std::fs::read_to_string(ws.data.join("logs/airlock.log")).unwrap();
-    assert!(
-        log.contains("refused a connection from another user"),
-        "{log}"
-    );
+    // Both ends check: the relay will not talk to another user's supervisor…
+    let mut err = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut stderr.unwrap(), &mut err)
+        .await
+        .unwrap();
+    assert!(err.contains("runs as another user (uid 0)"), "{err}");
+    // …and the supervisor drops a peer that is not its user (the log is
+    // written by a background thread: give it a moment).
+    let log = ws.data.join("logs/airlock.log");
+    wait_for("the refusal in the supervisor's log", 10, || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("refused a connection from another user")
+    })
+    .await;
     let records = read_audit(&audit_path(&ws));
     assert!(of_type(&records, "agent_connected").is_empty());
     sup.terminate().await;

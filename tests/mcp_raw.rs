@@ -264,6 +264,23 @@ async fn bad_input_before_initialize_does_not_end_the_session() {
     let mut s = Raw::spawn(&ws);
     s.send_bytes(b"garbage before anything\n").await;
     assert_eq!(s.idless_error().await["error"]["code"], -32700);
+    // An initialize with missing fields: invalid params, and we can try again.
+    s.send(
+        json!({"jsonrpc":"2.0","id":"bad-init","method":"initialize",
+        "params":{"protocolVersion":"2025-11-25"}}),
+    )
+    .await;
+    let e = s
+        .next_where("reply to bad-init", |v| v["id"] == "bad-init")
+        .await;
+    assert_eq!(e["error"]["code"], -32602, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid params for initialize"),
+        "{e}"
+    );
     // A notification before the handshake would make rmcp give up; it is dropped.
     s.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
         .await;

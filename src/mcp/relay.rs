@@ -46,6 +46,12 @@ pub enum ConnectError {
     /// The private runtime directory is unusable.
     #[error("cannot use the runtime directory: {0}")]
     RuntimeDir(io::Error),
+    /// The socket is served by another user's process.
+    #[error("the supervisor on this socket runs as another user (uid {uid}); refusing to connect")]
+    OtherUser {
+        /// Its user id.
+        uid: u32,
+    },
     /// Copying bytes failed.
     #[error("the relay failed: {0}")]
     Relay(io::Error),
@@ -66,8 +72,23 @@ pub async fn connect(socket: Option<PathBuf>, wait: bool) -> anyhow::Result<Exit
             Err(e) => return Err(e.into()),
         }
     };
+    let stream = check_peer(stream)?;
     relay(stream).await.map_err(ConnectError::Relay)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Only talk to a supervisor run by our own user (the agent's traffic
+/// must not go to someone else's process). Needs a Tokio runtime.
+fn check_peer(stream: UnixStream) -> Result<UnixStream, ConnectError> {
+    stream.set_nonblocking(true).map_err(ConnectError::Relay)?;
+    let stream = tokio::net::UnixStream::from_std(stream).map_err(ConnectError::Relay)?;
+    let uid = stream.peer_cred().map_err(ConnectError::Relay)?.uid();
+    if uid != crate::dirs::uid() {
+        return Err(ConnectError::OtherUser { uid });
+    }
+    let stream = stream.into_std().map_err(ConnectError::Relay)?;
+    stream.set_nonblocking(false).map_err(ConnectError::Relay)?;
+    Ok(stream)
 }
 
 /// Connect to `--socket`/`AIRLOCK_SOCKET`, else to the supervisor whose

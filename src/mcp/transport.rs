@@ -303,6 +303,17 @@ fn classify(raw: &[u8]) -> Classified {
         return Classified::Ignore;
     }
     let err = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(ClientJsonRpcMessage::Request(req)) => {
+            // rmcp turns a standard request whose params do not parse into a
+            // custom request; answer it here, where the lifecycle (and its
+            // "missing _meta" complaint) cannot get in the way.
+            if let ClientRequest::CustomRequest(custom) = &req.request
+                && let Some(message) = params_error(&custom.method, custom.params.as_ref())
+            {
+                return error_reply(ErrorData::invalid_params(message, None), Some(req.id));
+            }
+            return Classified::Message(ClientJsonRpcMessage::Request(req));
+        }
         Ok(msg) => return Classified::Message(msg),
         Err(e) => e,
     };
@@ -448,6 +459,31 @@ mod tests {
                 .contains("required")
         );
         assert!(params_error("x/unknown", None).is_none());
+    }
+
+    #[test]
+    fn a_standard_request_with_bad_params_is_answered_with_its_id() {
+        let r = reply(classify(
+            br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pwd","arguments":"x"}}"#,
+        ));
+        assert_eq!(r["id"], 7);
+        assert_eq!(r["error"]["code"], -32602);
+        let r = reply(classify(
+            br#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#,
+        ));
+        assert_eq!(r["id"], "i");
+        assert_eq!(r["error"]["code"], -32602);
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("invalid params for initialize")
+        );
+        // An unknown method is rmcp's business (method not found).
+        assert!(matches!(
+            classify(br#"{"jsonrpc":"2.0","id":1,"method":"x/y","params":{}}"#),
+            Classified::Message(_)
+        ));
     }
 
     #[test]
