@@ -130,7 +130,13 @@ fn run_script(python: &Path, d: &Dirs, server: &[&str]) {
     let stdout = out_t.join().unwrap();
     let stderr = err_t.join().unwrap();
     let verdict = match status {
-        Some(s) if s.success() => return,
+        Some(s) if s.success() => {
+            // The summary lines (shown with --nocapture).
+            for line in stdout.lines().filter(|l| l.starts_with("sdk-compat:")) {
+                eprintln!("{line}");
+            }
+            return;
+        }
         Some(s) => format!("sdk_compat.py failed ({s})"),
         None => "sdk_compat.py did not finish within 300 s".to_string(),
     };
