@@ -292,3 +292,25 @@ async fn guardrails_refuse_without_running() {
         .await;
     assert_eq!(out.text, "ok\nexit code: 0");
 }
+
+#[tokio::test]
+async fn calls_of_one_agent_take_turns_on_its_shell() {
+    let f = Arc::new(fixture(""));
+    let a = f.agent("a");
+    let t = Instant::now();
+    let (f1, a1) = (f.clone(), a.clone());
+    let first = tokio::spawn(async move {
+        f1.bash(
+            &a1,
+            json!({"command": "echo first-start; sleep 0.5; cd /tmp; echo first-end"}),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let second = f.bash(&a, json!({"command": "echo second; pwd"})).await;
+    let first = first.await.unwrap();
+    assert!(t.elapsed() >= Duration::from_millis(500));
+    assert_eq!(first.text, "first-start\nfirst-end\nexit code: 0");
+    // The second ran after the first, on the same shell (it sees the cd).
+    assert_eq!(second.text, "second\n/tmp\nexit code: 0");
+}
