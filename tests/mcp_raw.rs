@@ -255,6 +255,34 @@ async fn malformed_and_huge_input_is_answered_and_serving_goes_on() {
             json!("ok")
         ]
     );
+    // Every message rejected before it reached a tool is audited too.
+    let rejected = of_type(&audit, "protocol_error");
+    let errors: Vec<&str> = rejected
+        .iter()
+        .map(|r| r["error"].as_str().unwrap())
+        .collect();
+    assert!(rejected.len() >= 3, "{errors:?}");
+    assert!(
+        rejected[0]["excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("this is not json"),
+        "{:?}",
+        rejected[0]
+    );
+    assert_eq!(rejected[0]["agent"]["name"], "raw-client");
+    assert!(
+        rejected
+            .iter()
+            .any(|r| r["excerpt"].as_str().unwrap().contains("not an object")),
+        "{errors:?}"
+    );
+    assert!(
+        rejected
+            .iter()
+            .all(|r| r["excerpt"].as_str().unwrap().len() < 400),
+        "bounded"
+    );
     assert_eq!(audit.last().unwrap()["type"], "session_end");
 }
 

@@ -17,7 +17,11 @@ use tokio_util::sync::CancellationToken;
 
 fn rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> Vec<airlock::policy::Rule> {
     let mut out = Vec::new();
-    for (action, list) in [(Action::Allow, allow), (Action::Ask, ask), (Action::Deny, deny)] {
+    for (action, list) in [
+        (Action::Allow, allow),
+        (Action::Ask, ask),
+        (Action::Deny, deny),
+    ] {
         for r in list {
             out.push(airlock::policy::Rule::parse(action, r, "test.toml").unwrap());
         }
@@ -26,35 +30,87 @@ fn rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> Vec<airlock::policy::Ru
 }
 
 fn cmd(c: &str) -> Subject {
-    Subject::Command { command: c.to_string() }
+    Subject::Command {
+        command: c.to_string(),
+    }
 }
 
 fn paths(ps: &[&str]) -> Subject {
-    Subject::Paths { paths: ps.iter().map(|p| Path::new(p).to_path_buf()).collect() }
+    Subject::Paths {
+        paths: ps.iter().map(|p| Path::new(p).to_path_buf()).collect(),
+    }
 }
 
 #[test]
 fn deny_beats_ask_beats_allow() {
     let p = Policy::with_rules(
         Mode::Default,
-        rules(&["bash(cargo *)", "write_file(src/**)"], &["bash(cargo publish *)"], &["bash(cargo publish --force *)", "write_file(src/secret/**)"]),
+        rules(
+            &["bash(cargo *)", "write_file(src/**)"],
+            &["bash(cargo publish *)"],
+            &["bash(cargo publish --force *)", "write_file(src/secret/**)"],
+        ),
         Path::new("/ws"),
         false,
     );
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("cargo build"));
-    assert_eq!((v.verdict, v.rule.as_str(), v.source.as_str()), (Verdict::Allow, "bash(cargo *)", "test.toml"));
-    assert_eq!(p.evaluate("bash", ToolKind::Exec, &cmd("cargo publish --dry-run")).verdict, Verdict::Ask);
+    assert_eq!(
+        (v.verdict, v.rule.as_str(), v.source.as_str()),
+        (Verdict::Allow, "bash(cargo *)", "test.toml")
+    );
+    assert_eq!(
+        p.evaluate("bash", ToolKind::Exec, &cmd("cargo publish --dry-run"))
+            .verdict,
+        Verdict::Ask
+    );
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("cargo publish --force x"));
-    assert_eq!((v.verdict, v.rule.as_str()), (Verdict::Deny, "bash(cargo publish --force *)"));
-    assert_eq!(p.evaluate("write_file", ToolKind::Write, &paths(&["/ws/src/a.rs"])).verdict, Verdict::Allow);
-    assert_eq!(p.evaluate("write_file", ToolKind::Write, &paths(&["/ws/src/secret/k.rs"])).verdict, Verdict::Deny);
-    assert_eq!(p.evaluate("write_file", ToolKind::Write, &paths(&["/ws/README.md"])).verdict, Verdict::Ask, "default");
+    assert_eq!(
+        (v.verdict, v.rule.as_str()),
+        (Verdict::Deny, "bash(cargo publish --force *)")
+    );
+    assert_eq!(
+        p.evaluate("write_file", ToolKind::Write, &paths(&["/ws/src/a.rs"]))
+            .verdict,
+        Verdict::Allow
+    );
+    assert_eq!(
+        p.evaluate(
+            "write_file",
+            ToolKind::Write,
+            &paths(&["/ws/src/secret/k.rs"])
+        )
+        .verdict,
+        Verdict::Deny
+    );
+    assert_eq!(
+        p.evaluate("write_file", ToolKind::Write, &paths(&["/ws/README.md"]))
+            .verdict,
+        Verdict::Ask,
+        "default"
+    );
     // A deny rule catches a command hidden in a chain; an allow rule needs every part.
-    assert_eq!(p.evaluate("bash", ToolKind::Exec, &cmd("ls; cargo publish --force x")).verdict, Verdict::Deny);
-    assert_eq!(p.evaluate("bash", ToolKind::Exec, &cmd("cargo build && rm -rf x")).verdict, Verdict::Ask);
+    assert_eq!(
+        p.evaluate("bash", ToolKind::Exec, &cmd("ls; cargo publish --force x"))
+            .verdict,
+        Verdict::Deny
+    );
+    assert_eq!(
+        p.evaluate("bash", ToolKind::Exec, &cmd("cargo build && rm -rf x"))
+            .verdict,
+        Verdict::Ask
+    );
     // Guardrails beat an allow-everything rule.
-    let open = Policy::with_rules(Mode::Default, rules(&["bash"], &[], &[]), Path::new("/ws"), false);
-    assert_eq!(open.evaluate("bash", ToolKind::Exec, &cmd("echo hi")).verdict, Verdict::Allow);
+    let open = Policy::with_rules(
+        Mode::Default,
+        rules(&["bash"], &[], &[]),
+        Path::new("/ws"),
+        false,
+    );
+    assert_eq!(
+        open.evaluate("bash", ToolKind::Exec, &cmd("echo hi"))
+            .verdict,
+        Verdict::Allow
+    );
     let v = open.evaluate("bash", ToolKind::Exec, &cmd("rm -rf /"));
     assert_eq!(v.verdict, Verdict::Deny);
     assert!(v.rule.starts_with("guardrail"), "{}", v.rule);
@@ -62,17 +118,60 @@ fn deny_beats_ask_beats_allow() {
 
 #[test]
 fn modes() {
-    let ro = Policy::with_rules(Mode::ReadOnly, rules(&["bash(ls *)", "write_file"], &[], &[]), Path::new("/ws"), false);
-    assert_eq!(ro.evaluate("read_file", ToolKind::Read, &paths(&["/ws/a"])).verdict, Verdict::Allow);
-    assert_eq!(ro.evaluate("bash", ToolKind::Exec, &cmd("ls")).verdict, Verdict::Deny, "read-only refuses bash even when allowed");
-    assert_eq!(ro.evaluate("write_file", ToolKind::Write, &paths(&["/ws/a"])).verdict, Verdict::Deny);
+    let ro = Policy::with_rules(
+        Mode::ReadOnly,
+        rules(&["bash(ls *)", "write_file"], &[], &[]),
+        Path::new("/ws"),
+        false,
+    );
+    assert_eq!(
+        ro.evaluate("read_file", ToolKind::Read, &paths(&["/ws/a"]))
+            .verdict,
+        Verdict::Allow
+    );
+    assert_eq!(
+        ro.evaluate("bash", ToolKind::Exec, &cmd("ls")).verdict,
+        Verdict::Deny,
+        "read-only refuses bash even when allowed"
+    );
+    assert_eq!(
+        ro.evaluate("write_file", ToolKind::Write, &paths(&["/ws/a"]))
+            .verdict,
+        Verdict::Deny
+    );
 
-    let te = Policy::with_rules(Mode::TrustEdits, rules(&[], &[], &["edit_file(*.lock)"]), Path::new("/ws"), false);
-    assert_eq!(te.evaluate("edit_file", ToolKind::Write, &paths(&["/ws/src/a.rs"])).verdict, Verdict::Allow);
-    assert_eq!(te.evaluate("write_file", ToolKind::Write, &paths(&["/elsewhere/a.rs"])).verdict, Verdict::Ask, "outside the workspace");
-    assert_eq!(te.evaluate("bash", ToolKind::Exec, &cmd("make")).verdict, Verdict::Ask);
-    assert_eq!(te.evaluate("edit_file", ToolKind::Write, &paths(&["/ws/Cargo.lock"])).verdict, Verdict::Deny, "deny holds in every mode");
-    assert_eq!(te.evaluate("bash", ToolKind::Exec, &cmd("mkfs.ext4 /dev/sda")).verdict, Verdict::Deny);
+    let te = Policy::with_rules(
+        Mode::TrustEdits,
+        rules(&[], &[], &["edit_file(*.lock)"]),
+        Path::new("/ws"),
+        false,
+    );
+    assert_eq!(
+        te.evaluate("edit_file", ToolKind::Write, &paths(&["/ws/src/a.rs"]))
+            .verdict,
+        Verdict::Allow
+    );
+    assert_eq!(
+        te.evaluate("write_file", ToolKind::Write, &paths(&["/elsewhere/a.rs"]))
+            .verdict,
+        Verdict::Ask,
+        "outside the workspace"
+    );
+    assert_eq!(
+        te.evaluate("bash", ToolKind::Exec, &cmd("make")).verdict,
+        Verdict::Ask
+    );
+    assert_eq!(
+        te.evaluate("edit_file", ToolKind::Write, &paths(&["/ws/Cargo.lock"]))
+            .verdict,
+        Verdict::Deny,
+        "deny holds in every mode"
+    );
+    assert_eq!(
+        te.evaluate("bash", ToolKind::Exec, &cmd("mkfs.ext4 /dev/sda"))
+            .verdict,
+        Verdict::Deny
+    );
 }
 
 #[test]
@@ -80,19 +179,50 @@ fn session_grants_exact_prefix_file_and_revoke() {
     let p = Policy::with_rules(Mode::Default, Vec::new(), Path::new("/ws"), false);
     let g = p.grant(GrantScope::ExactCommand("make test".into()));
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("make test"));
-    assert_eq!((v.verdict, v.source.as_str()), (Verdict::Allow, airlock::policy::SESSION));
-    assert_eq!(p.evaluate("bash", ToolKind::Exec, &cmd("make test; rm -rf x")).verdict, Verdict::Ask);
+    assert_eq!(
+        (v.verdict, v.source.as_str()),
+        (Verdict::Allow, airlock::policy::SESSION)
+    );
+    assert_eq!(
+        p.evaluate("bash", ToolKind::Exec, &cmd("make test; rm -rf x"))
+            .verdict,
+        Verdict::Ask
+    );
     assert!(p.grants().revoke(g.id).is_some());
-    assert_eq!(p.evaluate("bash", ToolKind::Exec, &cmd("make test")).verdict, Verdict::Ask);
+    assert_eq!(
+        p.evaluate("bash", ToolKind::Exec, &cmd("make test"))
+            .verdict,
+        Verdict::Ask
+    );
 
     p.grant(GrantScope::Prefix("cargo test".into()));
-    assert_eq!(p.evaluate("bash", ToolKind::Exec, &cmd("cargo test --release -p x")).verdict, Verdict::Allow);
-    assert_eq!(p.evaluate("bash", ToolKind::Exec, &cmd("cargo test > /etc/passwd")).verdict, Verdict::Ask);
-    assert_eq!(p.evaluate("bash", ToolKind::Exec, &cmd("cargo build")).verdict, Verdict::Ask);
+    assert_eq!(
+        p.evaluate("bash", ToolKind::Exec, &cmd("cargo test --release -p x"))
+            .verdict,
+        Verdict::Allow
+    );
+    assert_eq!(
+        p.evaluate("bash", ToolKind::Exec, &cmd("cargo test > /etc/passwd"))
+            .verdict,
+        Verdict::Ask
+    );
+    assert_eq!(
+        p.evaluate("bash", ToolKind::Exec, &cmd("cargo build"))
+            .verdict,
+        Verdict::Ask
+    );
 
     p.grant(GrantScope::File("/ws/src/main.rs".into()));
-    assert_eq!(p.evaluate("edit_file", ToolKind::Write, &paths(&["/ws/src/main.rs"])).verdict, Verdict::Allow);
-    assert_eq!(p.evaluate("edit_file", ToolKind::Write, &paths(&["/ws/src/lib.rs"])).verdict, Verdict::Ask);
+    assert_eq!(
+        p.evaluate("edit_file", ToolKind::Write, &paths(&["/ws/src/main.rs"]))
+            .verdict,
+        Verdict::Allow
+    );
+    assert_eq!(
+        p.evaluate("edit_file", ToolKind::Write, &paths(&["/ws/src/lib.rs"]))
+            .verdict,
+        Verdict::Ask
+    );
     assert_eq!(p.grants().list().len(), 2);
 }
 
@@ -100,30 +230,82 @@ fn session_grants_exact_prefix_file_and_revoke() {
 fn known_safe_commands_only_when_enabled() {
     let off = Policy::with_rules(Mode::Default, Vec::new(), Path::new("/ws"), false);
     let on = Policy::with_rules(Mode::Default, Vec::new(), Path::new("/ws"), true);
-    assert_eq!(off.evaluate("bash", ToolKind::Exec, &cmd("ls -la && git status")).verdict, Verdict::Ask);
+    assert_eq!(
+        off.evaluate("bash", ToolKind::Exec, &cmd("ls -la && git status"))
+            .verdict,
+        Verdict::Ask
+    );
     let v = on.evaluate("bash", ToolKind::Exec, &cmd("ls -la && git status"));
-    assert_eq!((v.verdict, v.source.as_str()), (Verdict::Allow, "bash.auto_approve_read_only"));
-    assert_eq!(on.evaluate("bash", ToolKind::Exec, &cmd("ls > out.txt")).verdict, Verdict::Ask);
-    assert_eq!(on.evaluate("bash", ToolKind::Exec, &cmd("find . -delete")).verdict, Verdict::Ask);
+    assert_eq!(
+        (v.verdict, v.source.as_str()),
+        (Verdict::Allow, "bash.auto_approve_read_only")
+    );
+    assert_eq!(
+        on.evaluate("bash", ToolKind::Exec, &cmd("ls > out.txt"))
+            .verdict,
+        Verdict::Ask
+    );
+    assert_eq!(
+        on.evaluate("bash", ToolKind::Exec, &cmd("find . -delete"))
+            .verdict,
+        Verdict::Ask
+    );
     // Known-safe programs still may not name excluded, outside or upward paths.
-    let excl: Vec<String> = airlock::scope::DEFAULT_EXCLUDED.iter().map(|s| s.to_string()).collect();
+    let excl: Vec<String> = airlock::scope::DEFAULT_EXCLUDED
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let on = on.with_exclusions(airlock::scope::Exclusions::new(&excl).unwrap());
-    assert_eq!(on.evaluate("bash", ToolKind::Exec, &cmd("cat src/main.rs")).verdict, Verdict::Allow);
-    for risky in ["cat .env", "cat config/.env.local", "head keys/server.pem", "cat /etc/shadow", "cat ../other/x", "cat ~/.bashrc", "cat .e*", "grep -r token --include=.env ."] {
-        assert_eq!(on.evaluate("bash", ToolKind::Exec, &cmd(risky)).verdict, Verdict::Ask, "{risky}");
+    assert_eq!(
+        on.evaluate("bash", ToolKind::Exec, &cmd("cat src/main.rs"))
+            .verdict,
+        Verdict::Allow
+    );
+    for risky in [
+        "cat .env",
+        "cat config/.env.local",
+        "head keys/server.pem",
+        "cat /etc/shadow",
+        "cat ../other/x",
+        "cat ~/.bashrc",
+        "cat .e*",
+        "grep -r token --include=.env .",
+    ] {
+        assert_eq!(
+            on.evaluate("bash", ToolKind::Exec, &cmd(risky)).verdict,
+            Verdict::Ask,
+            "{risky}"
+        );
     }
 }
 
 #[test]
 fn prefix_grants_combine_with_allow_rules() {
-    let p = Policy::with_rules(Mode::Default, rules(&["bash(ls *)"], &[], &[]), Path::new("/ws"), false);
-    assert_eq!(p.evaluate("bash", ToolKind::Exec, &cmd("ls && cargo test")).verdict, Verdict::Ask);
+    let p = Policy::with_rules(
+        Mode::Default,
+        rules(&["bash(ls *)"], &[], &[]),
+        Path::new("/ws"),
+        false,
+    );
+    assert_eq!(
+        p.evaluate("bash", ToolKind::Exec, &cmd("ls && cargo test"))
+            .verdict,
+        Verdict::Ask
+    );
     p.grant(GrantScope::Prefix("cargo test".into()));
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("ls && cargo test"));
     assert_eq!(v.verdict, Verdict::Allow);
-    assert!(v.rule.contains("bash(ls *)") && v.rule.contains("bash(cargo test *)"), "{}", v.rule);
+    assert!(
+        v.rule.contains("bash(ls *)") && v.rule.contains("bash(cargo test *)"),
+        "{}",
+        v.rule
+    );
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("cargo test -q"));
-    assert_eq!(v.source, airlock::policy::SESSION, "a grant alone is audited as the grant");
+    assert_eq!(
+        v.source,
+        airlock::policy::SESSION,
+        "a grant alone is audited as the grant"
+    );
 }
 
 /// Answers nothing: the approval timeout must decide.
@@ -147,7 +329,8 @@ impl Confirmer for Always {
     async fn confirm(&self, r: ConfirmRequest) -> Decision {
         let sup = self.0.lock().unwrap().clone().unwrap();
         let cmd = r.call.args["command"].as_str().unwrap().to_string();
-        sup.save_rule(Action::Allow, &format!("bash({cmd})")).unwrap();
+        sup.save_rule(Action::Allow, &format!("bash({cmd})"))
+            .unwrap();
         Decision::approve(DecidedBy::User)
     }
     fn name(&self) -> &'static str {
@@ -170,7 +353,11 @@ fn start(ws: &Path, data: &Path, confirmer: Arc<dyn Confirmer>) -> session::Sess
 }
 
 fn records(p: &Path) -> Vec<Value> {
-    std::fs::read_to_string(p).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 #[tokio::test]
@@ -181,12 +368,22 @@ async fn approval_timeout_from_config_tells_the_agent_the_user_is_away() {
     std::fs::write(ws.join(".airlock.toml"), "approval_timeout_secs = 1\n").unwrap();
     let s = start(&ws, &dir.path().join("data"), Arc::new(Silent));
     let agent = s.supervisor.agent_connected(Some("t"), None);
-    let args = json!({"path": "x.txt", "content": "x"}).as_object().cloned();
+    let args = json!({"path": "x.txt", "content": "x"})
+        .as_object()
+        .cloned();
     let t0 = std::time::Instant::now();
-    let out = s.supervisor.call(&agent, "write_file", args, CancellationToken::new(), None).await.unwrap();
+    let out = s
+        .supervisor
+        .call(&agent, "write_file", args, CancellationToken::new(), None)
+        .await
+        .unwrap();
     assert!(t0.elapsed() < Duration::from_secs(5));
     assert!(out.is_error);
-    assert!(out.text.contains("no answer from the user in time"), "{}", out.text);
+    assert!(
+        out.text.contains("no answer from the user in time"),
+        "{}",
+        out.text
+    );
     assert!(!ws.join("x.txt").exists());
     let recs = records(&s.audit_path);
     let decided = recs.iter().find(|r| r["type"] == "call_decided").unwrap();
@@ -207,49 +404,110 @@ async fn always_writes_the_commented_project_config_and_applies_at_once() {
     *always.0.lock().unwrap() = Some(s.supervisor.clone());
     let agent = s.supervisor.agent_connected(Some("t"), None);
     let call = |c: &str| json!({"command": c}).as_object().cloned();
-    let out = s.supervisor.call(&agent, "bash", call("echo saved"), CancellationToken::new(), None).await.unwrap();
+    let out = s
+        .supervisor
+        .call(
+            &agent,
+            "bash",
+            call("echo saved"),
+            CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
     assert!(out.text.contains("saved"), "{}", out.text);
     let text = std::fs::read_to_string(ws.join(".airlock.toml")).unwrap();
-    for keep in ["# Team policy — reviewed in PR #12.", "# harmless", "# keep reads quick", "timeout_secs = 5", "\"bash(echo saved)\""] {
+    for keep in [
+        "# Team policy — reviewed in PR #12.",
+        "# harmless",
+        "# keep reads quick",
+        "timeout_secs = 5",
+        "\"bash(echo saved)\"",
+    ] {
         assert!(text.contains(keep), "lost {keep:?}:\n{text}");
     }
     // The next identical call is allowed by the saved rule, without asking.
-    let out = s.supervisor.call(&agent, "bash", call("echo saved"), CancellationToken::new(), None).await.unwrap();
+    let out = s
+        .supervisor
+        .call(
+            &agent,
+            "bash",
+            call("echo saved"),
+            CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
     assert!(!out.is_error, "{}", out.text);
     let recs = records(&s.audit_path);
-    let saved = recs.iter().find(|r| r["type"] == "rule_saved").expect("the saved rule is audited");
+    let saved = recs
+        .iter()
+        .find(|r| r["type"] == "rule_saved")
+        .expect("the saved rule is audited");
     assert_eq!(saved["rule"], "bash(echo saved)");
-    let decisions: Vec<&Value> = recs.iter().filter(|r| r["type"] == "call_decided").collect();
+    let decisions: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["type"] == "call_decided")
+        .collect();
     assert_eq!(decisions[0]["by"], "user");
     assert_eq!(decisions[1]["by"], "rule");
     assert_eq!(decisions[1]["rule"], "bash(echo saved)");
-    assert!(decisions[1]["source"].as_str().unwrap().ends_with(".airlock.toml"));
+    assert!(
+        decisions[1]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with(".airlock.toml")
+    );
     s.supervisor.shutdown("test");
 }
 
 #[test]
 fn invalid_rule_is_a_config_error_with_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(".airlock.toml"), "mode = \"default\"\n\ndeny = [\n  \"bash(rm *\",\n]\n").unwrap();
-    let e = airlock::config::load(dir.path(), None).unwrap_err().to_string();
+    std::fs::write(
+        dir.path().join(".airlock.toml"),
+        "mode = \"default\"\n\ndeny = [\n  \"bash(rm *\",\n]\n",
+    )
+    .unwrap();
+    let e = airlock::config::load(dir.path(), None)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains(".airlock.toml:4"), "{e}");
     assert!(e.contains("bash(rm *"), "{e}");
     std::fs::write(dir.path().join(".airlock.toml"), "mode = \"yolo\"\n").unwrap();
-    let e = airlock::config::load(dir.path(), None).unwrap_err().to_string();
+    let e = airlock::config::load(dir.path(), None)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains(".airlock.toml:1") && e.contains("yolo"), "{e}");
 }
 
 #[test]
 fn rule_lists_are_combined_across_files_with_their_sources() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(".airlock.toml"), "allow = [\"bash(make *)\"]\n").unwrap();
+    std::fs::write(
+        dir.path().join(".airlock.toml"),
+        "allow = [\"bash(make *)\"]\n",
+    )
+    .unwrap();
     let extra = dir.path().join("extra.toml");
-    std::fs::write(&extra, "allow = [\"bash(npm test)\"]\ndeny = [\"write_file(dist/**)\"]\n").unwrap();
+    std::fs::write(
+        &extra,
+        "allow = [\"bash(npm test)\"]\ndeny = [\"write_file(dist/**)\"]\n",
+    )
+    .unwrap();
     let loaded = airlock::config::load(dir.path(), Some(&extra)).unwrap();
-    let texts: Vec<(String, bool)> = loaded.rules.iter().map(|r| (r.text(), r.source.ends_with("extra.toml"))).collect();
+    let texts: Vec<(String, bool)> = loaded
+        .rules
+        .iter()
+        .map(|r| (r.text(), r.source.ends_with("extra.toml")))
+        .collect();
     assert_eq!(
         texts,
-        [("bash(make *)".to_string(), false), ("bash(npm test)".to_string(), true), ("write_file(dist/**)".to_string(), true)]
+        [
+            ("bash(make *)".to_string(), false),
+            ("bash(npm test)".to_string(), true),
+            ("write_file(dist/**)".to_string(), true)
+        ]
     );
     let shown = airlock::config::describe(&loaded);
     assert!(shown.contains("\"bash(make *)\","), "{shown}");

@@ -89,6 +89,18 @@ pub enum AuditEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         change: Option<ChangeRecord>,
     },
+    /// A message from an agent could not be understood (not JSON, too
+    /// large, not a valid request, parameters of the wrong type); it was
+    /// answered with a JSON-RPC error and nothing ran.
+    ProtocolError {
+        /// The connection's agent, when it had identified itself.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<AgentInfo>,
+        /// The error sent back.
+        error: String,
+        /// The start of the offending message.
+        excerpt: String,
+    },
     /// The human granted something for the rest of the session.
     GrantAdded {
         /// The grant.

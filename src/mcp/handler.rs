@@ -67,6 +67,14 @@ impl AgentSlot {
         agent
     }
 
+    /// The registered agent, if any (without registering one).
+    pub fn current(&self) -> Option<AgentInfo> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// Take the agent out (when the connection ends).
     pub fn take(&self) -> Option<AgentInfo> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
@@ -174,16 +182,21 @@ impl ServerHandler for AirlockHandler {
         // rmcp hands over a standard request whose params did not parse
         // (e.g. `arguments` that is not an object) as a custom request.
         let CustomRequest { method, params, .. } = request;
-        Err(
-            match super::transport::params_error(&method, params.as_ref()) {
-                Some(message) => ErrorData::invalid_params(message, None),
-                None => ErrorData::new(
-                    ErrorCode::METHOD_NOT_FOUND,
-                    format!("method not found: {method}"),
-                    None,
-                ),
-            },
-        )
+        let error = match super::transport::params_error(&method, params.as_ref()) {
+            Some(message) => ErrorData::invalid_params(message, None),
+            None => ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("method not found: {method}"),
+                None,
+            ),
+        };
+        let raw = serde_json::json!({"method": method, "params": params}).to_string();
+        self.supervisor.protocol_error(
+            self.agent.current().as_ref(),
+            &error.message,
+            raw.as_bytes(),
+        );
+        Err(error)
     }
 }
 

@@ -73,7 +73,12 @@ pub async fn serve_connection<R, W>(
     let handler = AirlockHandler::new(supervisor.clone(), tools);
     let agent = handler.agent_slot();
     let calls = handler.calls();
-    let transport = transport::LineTransport::new(read, write);
+    let reporter = (supervisor.clone(), agent.clone());
+    let transport =
+        transport::LineTransport::new(read, write).on_rejected(Box::new(move |error, raw| {
+            let (sup, slot) = &reporter;
+            sup.protocol_error(slot.current().as_ref(), error, raw);
+        }));
     // rmcp cancels the token it is given when the session ends: give it a
     // child so nothing else is cancelled with it.
     match rmcp::service::serve_server_with_ct(handler, transport, stop.child_token()).await {

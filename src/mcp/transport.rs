@@ -69,7 +69,12 @@ pub struct LineTransport<R> {
     started: bool,
     out: Option<mpsc::Sender<Vec<u8>>>,
     writer: Option<JoinHandle<()>>,
+    /// Told about every message answered with an error here (to audit it).
+    on_rejected: Option<RejectHook>,
 }
+
+/// Called with the error sent back and the offending bytes (possibly cut).
+pub type RejectHook = Box<dyn Fn(&str, &[u8]) + Send + Sync>;
 
 impl<R> LineTransport<R>
 where
@@ -91,6 +96,27 @@ where
             started: false,
             out: Some(tx),
             writer: Some(writer),
+            on_rejected: None,
+        }
+    }
+
+    /// Report every rejected message to `hook`.
+    pub fn on_rejected(mut self, hook: RejectHook) -> Self {
+        self.on_rejected = Some(hook);
+        self
+    }
+
+    fn report(&self, reply: &ServerJsonRpcMessage, raw: &[u8]) {
+        if let Some(hook) = &self.on_rejected {
+            let error = serde_json::to_value(reply)
+                .ok()
+                .and_then(|v| {
+                    v.pointer("/error/message")
+                        .and_then(Value::as_str)
+                        .map(String::from)
+                })
+                .unwrap_or_else(|| "invalid message".to_string());
+            hook(&error, raw);
         }
     }
 
@@ -190,6 +216,9 @@ where
             let classified = match self.read_line().await {
                 Line::Complete => {
                     let c = classify(&self.line);
+                    if let Classified::Reply(reply) = &c {
+                        self.report(reply, &self.line);
+                    }
                     self.line.clear();
                     if self.line.capacity() > 1024 * 1024 {
                         self.line.shrink_to(64 * 1024);
@@ -198,7 +227,9 @@ where
                 }
                 Line::Oversized(len) => {
                     tracing::warn!(len, "discarded an oversized message");
-                    Classified::Reply(too_large(len))
+                    let reply = too_large(len);
+                    self.report(&reply, format!("[{len} bytes discarded]").as_bytes());
+                    Classified::Reply(reply)
                 }
                 Line::Eof => return None,
                 Line::Failed(e) => {

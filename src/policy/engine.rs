@@ -50,7 +50,12 @@ impl Policy {
     }
 
     /// A policy with `rules` (from config files) for `workspace`.
-    pub fn with_rules(mode: Mode, rules: Vec<Rule>, workspace: &Path, auto_approve_read_only: bool) -> Self {
+    pub fn with_rules(
+        mode: Mode,
+        rules: Vec<Rule>,
+        workspace: &Path,
+        auto_approve_read_only: bool,
+    ) -> Self {
         Self {
             mode,
             rules: RwLock::new(rules),
@@ -114,17 +119,33 @@ impl Policy {
         if let Subject::Command { command } = subject
             && let Some(g) = guardrails::check(command)
         {
-            return verdict(Verdict::Deny, format!("guardrail: {g}"), "built-in guardrail");
+            return verdict(
+                Verdict::Deny,
+                format!("guardrail: {g}"),
+                "built-in guardrail",
+            );
         }
         let rules = self.rules.read().unwrap_or_else(|p| p.into_inner());
-        let applicable = |action: Action| rules.iter().filter(move |r| r.action == action && r.applies_to(tool));
-        if let Some(r) = applicable(Action::Deny).find(|r| self.matches(r, subject, parsed.as_ref(), Need::Any)) {
+        let applicable = |action: Action| {
+            rules
+                .iter()
+                .filter(move |r| r.action == action && r.applies_to(tool))
+        };
+        if let Some(r) =
+            applicable(Action::Deny).find(|r| self.matches(r, subject, parsed.as_ref(), Need::Any))
+        {
             return verdict(Verdict::Deny, r.text(), &r.source);
         }
         if self.mode == Mode::ReadOnly && kind != ToolKind::Read {
-            return verdict(Verdict::Deny, "mode read-only: writes and commands are refused".into(), "mode");
+            return verdict(
+                Verdict::Deny,
+                "mode read-only: writes and commands are refused".into(),
+                "mode",
+            );
         }
-        if let Some(r) = applicable(Action::Ask).find(|r| self.matches(r, subject, parsed.as_ref(), Need::Any)) {
+        if let Some(r) =
+            applicable(Action::Ask).find(|r| self.matches(r, subject, parsed.as_ref(), Need::Any))
+        {
             return verdict(Verdict::Ask, r.text(), &r.source);
         }
         if let Some(v) = self.allow_verdict(&rules, tool, subject, parsed.as_ref()) {
@@ -140,18 +161,30 @@ impl Policy {
             && let Some(check) = shell::known_safe(p)
             && self.words_stay_in_scope(p)
         {
-            return verdict(Verdict::Allow, format!("known-safe read-only command ({check})"), "bash.auto_approve_read_only");
+            return verdict(
+                Verdict::Allow,
+                format!("known-safe read-only command ({check})"),
+                "bash.auto_approve_read_only",
+            );
         }
         match kind {
-            ToolKind::Read => verdict(Verdict::Allow, "default: read-only tools run without asking".into(), "built-in"),
-            ToolKind::Write if self.mode == Mode::TrustEdits && self.inside_workspace(subject) => verdict(
+            ToolKind::Read => verdict(
                 Verdict::Allow,
-                "mode trust-edits: writes inside the workspace run without asking".into(),
-                "mode",
+                "default: read-only tools run without asking".into(),
+                "built-in",
             ),
-            ToolKind::Write | ToolKind::Exec => {
-                verdict(Verdict::Ask, format!("default: {} tools ask", kind.as_str()), "built-in")
+            ToolKind::Write if self.mode == Mode::TrustEdits && self.inside_workspace(subject) => {
+                verdict(
+                    Verdict::Allow,
+                    "mode trust-edits: writes inside the workspace run without asking".into(),
+                    "mode",
+                )
             }
+            ToolKind::Write | ToolKind::Exec => verdict(
+                Verdict::Ask,
+                format!("default: {} tools ask", kind.as_str()),
+                "built-in",
+            ),
         }
     }
 
@@ -165,7 +198,10 @@ impl Policy {
         subject: &Subject,
         parsed: Option<&Result<shell::ParsedCommand, shell::ParseError>>,
     ) -> Option<PolicyVerdict> {
-        let allow: Vec<&Rule> = rules.iter().filter(|r| r.action == Action::Allow && r.applies_to(tool)).collect();
+        let allow: Vec<&Rule> = rules
+            .iter()
+            .filter(|r| r.action == Action::Allow && r.applies_to(tool))
+            .collect();
         if let Some(r) = allow.iter().find(|r| r.specifier.is_none()) {
             return Some(verdict(Verdict::Allow, r.text(), &r.source));
         }
@@ -188,7 +224,11 @@ impl Policy {
             let texts: Vec<&str> = used.iter().map(|&i| labels[i].0.as_str()).collect();
             let mut sources: Vec<&str> = used.iter().map(|&i| labels[i].1.as_str()).collect();
             sources.dedup();
-            return Some(verdict(Verdict::Allow, texts.join(" + "), &sources.join(", ")));
+            return Some(verdict(
+                Verdict::Allow,
+                texts.join(" + "),
+                &sources.join(", "),
+            ));
         }
         allow
             .iter()
@@ -199,28 +239,36 @@ impl Policy {
     /// For known-safe commands: no argument names an excluded file, an
     /// absolute path outside the workspace, a parent directory or `~`.
     fn words_stay_in_scope(&self, parsed: &shell::ParsedCommand) -> bool {
-        parsed.commands.iter().chain(parsed.nested.iter()).all(|cmd| {
-            cmd.words.iter().skip(1).all(|w| match w {
-                shell::Word::Literal(text) => {
-                    let word = text.split_once('=').map_or(text.as_str(), |(_, v)| v);
-                    let path = Path::new(word);
-                    let outside = path.is_absolute() && !path.starts_with(&self.workspace);
-                    let upward = path.components().any(|c| c == std::path::Component::ParentDir);
-                    let home = word.starts_with('~');
-                    let excluded = self.exclusions.as_ref().is_some_and(|e| {
-                        let rel = path.strip_prefix(&self.workspace).unwrap_or(path);
-                        e.matches(rel).is_some()
-                    });
-                    !(outside || upward || home || excluded)
-                }
-                shell::Word::Expanded(_) => false,
+        parsed
+            .commands
+            .iter()
+            .chain(parsed.nested.iter())
+            .all(|cmd| {
+                cmd.words.iter().skip(1).all(|w| match w {
+                    shell::Word::Literal(text) => {
+                        let word = text.split_once('=').map_or(text.as_str(), |(_, v)| v);
+                        let path = Path::new(word);
+                        let outside = path.is_absolute() && !path.starts_with(&self.workspace);
+                        let upward = path
+                            .components()
+                            .any(|c| c == std::path::Component::ParentDir);
+                        let home = word.starts_with('~');
+                        let excluded = self.exclusions.as_ref().is_some_and(|e| {
+                            let rel = path.strip_prefix(&self.workspace).unwrap_or(path);
+                            e.matches(rel).is_some()
+                        });
+                        !(outside || upward || home || excluded)
+                    }
+                    shell::Word::Expanded(_) => false,
+                })
             })
-        })
     }
 
     fn inside_workspace(&self, subject: &Subject) -> bool {
         match subject {
-            Subject::Paths { paths } => !paths.is_empty() && paths.iter().all(|p| p.starts_with(&self.workspace)),
+            Subject::Paths { paths } => {
+                !paths.is_empty() && paths.iter().all(|p| p.starts_with(&self.workspace))
+            }
             _ => false,
         }
     }
@@ -261,7 +309,9 @@ impl Policy {
 
 fn grant_matches(g: &Grant, tool: &str, subject: &Subject) -> bool {
     match (&g.scope, subject) {
-        (GrantScope::ExactCommand(c), Subject::Command { command }) => tool == "bash" && command.trim() == c.trim(),
+        (GrantScope::ExactCommand(c), Subject::Command { command }) => {
+            tool == "bash" && command.trim() == c.trim()
+        }
         // Prefix grants are taken together with the allow rules.
         (GrantScope::Prefix(_), Subject::Command { .. }) => false,
         (GrantScope::File(f), Subject::Paths { paths }) => {
@@ -272,5 +322,9 @@ fn grant_matches(g: &Grant, tool: &str, subject: &Subject) -> bool {
 }
 
 fn verdict(verdict: Verdict, rule: String, source: &str) -> PolicyVerdict {
-    PolicyVerdict { verdict, rule, source: source.to_string() }
+    PolicyVerdict {
+        verdict,
+        rule,
+        source: source.to_string(),
+    }
 }

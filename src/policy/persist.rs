@@ -67,7 +67,12 @@ pub fn append_rule(path: &Path, action: Action, rule: &str) -> Result<bool, Pers
     let trailing = array.trailing().as_str().unwrap_or("").to_string();
     let multiline = array.is_empty()
         || trailing.contains('\n')
-        || array.iter().any(|v| v.decor().prefix().and_then(|p| p.as_str()).is_some_and(|p| p.contains('\n')));
+        || array.iter().any(|v| {
+            v.decor()
+                .prefix()
+                .and_then(|p| p.as_str())
+                .is_some_and(|p| p.contains('\n'))
+        });
     let was_empty = array.is_empty();
     array.push(rule);
     let last = array.len() - 1;
@@ -79,7 +84,11 @@ pub fn append_rule(path: &Path, action: Action, rule: &str) -> Result<bool, Pers
         } else {
             "\n    ".to_string()
         };
-        v.decor_mut().set_prefix(if was_empty && !multiline { String::new() } else { prefix });
+        v.decor_mut().set_prefix(if was_empty && !multiline {
+            String::new()
+        } else {
+            prefix
+        });
     }
     if multiline {
         array.set_trailing("\n");
@@ -141,7 +150,10 @@ mod tests {
         let p = dir.path().join(".airlock.toml");
         std::fs::write(&p, "# top\nallow = [\"ls\"] # mine\n").unwrap();
         append_rule(&p, Action::Allow, "pwd").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "# top\nallow = [\"ls\", \"pwd\"] # mine\n");
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "# top\nallow = [\"ls\", \"pwd\"] # mine\n"
+        );
     }
 
     #[test]

@@ -208,6 +208,16 @@ impl Supervisor {
         agent
     }
 
+    /// A message from an agent was rejected before it reached a tool
+    /// (audited; nothing ran).
+    pub fn protocol_error(&self, agent: Option<&AgentInfo>, error: &str, raw: &[u8]) {
+        self.record(&AuditEvent::ProtocolError {
+            agent: agent.cloned(),
+            error: excerpt(error, 512),
+            excerpt: excerpt(&String::from_utf8_lossy(&raw[..raw.len().min(1024)]), 256),
+        });
+    }
+
     /// An agent connection ended.
     pub fn agent_disconnected(&self, agent: &AgentInfo) {
         for tool in self.tools.iter() {

@@ -127,11 +127,7 @@ fn failed(tool: &str, e: impl std::fmt::Display) -> ToolError {
 type Current = Option<(Vec<u8>, u32)>;
 
 /// The target and its current content and mode (None: no such file).
-fn current(
-    scope: &Scope,
-    tool: &str,
-    path: &str,
-) -> Result<(Target, Current), ToolError> {
+fn current(scope: &Scope, tool: &str, path: &str) -> Result<(Target, Current), ToolError> {
     let target = resolve(scope, path)?;
     if target.existing_ancestor != target.dir {
         return Ok((target, None));
