@@ -210,3 +210,50 @@ async fn output_is_normalised_for_the_agent() {
         "the live stream is raw terminal output, without the sentinel"
     );
 }
+
+#[tokio::test]
+async fn shell_options_and_redirections_keep_the_session_working() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    // stdout sent away for good: the end of each call is still seen.
+    let r = run_for(
+        &mut sh,
+        "exec >/dev/null; echo hidden",
+        Duration::from_secs(5),
+    )
+    .await;
+    assert_eq!(r.ending, Ending::Finished { status: 0 });
+    assert_eq!(r.output.text, "");
+    let r = run_for(&mut sh, "echo visible >&2", Duration::from_secs(5)).await;
+    assert_eq!(r.output.text, "visible\n");
+    // nounset, xtrace-free pipefail, a trap on ERR: the dispatch survives.
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(&mut sh, "set -u -o pipefail; trap 'echo trapped' ERR").await;
+    assert_eq!(r.ending, Ending::Finished { status: 0 });
+    let r = run(&mut sh, "false | true; echo $?").await;
+    assert_eq!(r.output.text, "trapped\n1\n");
+    let r = run(&mut sh, "echo ok").await;
+    assert_eq!(r.output.text, "ok\n");
+    // errexit: a failing command ends the shell, as in a terminal.
+    let r = run(&mut sh, "set -e").await;
+    assert_eq!(r.ending, Ending::Finished { status: 0 });
+    let r = run(&mut sh, "false").await;
+    assert_eq!(
+        r.ending,
+        Ending::ShellExited {
+            code: 1,
+            signal: None
+        }
+    );
+}
+
+#[tokio::test]
+async fn late_background_output_goes_to_the_next_call() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(&mut sh, "(sleep 0.2; echo late) & echo now").await;
+    assert_eq!(r.output.text, "now\n");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let r = run(&mut sh, "echo next").await;
+    assert_eq!(r.output.text, "late\nnext\n");
+}
