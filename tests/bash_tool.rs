@@ -314,3 +314,28 @@ async fn calls_of_one_agent_take_turns_on_its_shell() {
     // The second ran after the first, on the same shell (it sees the cd).
     assert_eq!(second.text, "second\n/tmp\nexit code: 0");
 }
+
+#[tokio::test]
+async fn a_shell_killed_between_calls_is_replaced_and_the_agent_told() {
+    let f = fixture("");
+    let a = f.agent("a");
+    let pid = pid_of(&f.bash(&a, json!({"command": "echo $$; cd /tmp"})).await);
+    // SAFETY: killing the shell this test started.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+    }
+    assert!(gone_within(pid, Duration::from_secs(2)));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let out = f.bash(&a, json!({"command": "pwd"})).await;
+    assert!(
+        out.text.starts_with("[the previous shell had ended"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text
+            .ends_with(&format!("{}\nexit code: 0", f.ws.display())),
+        "{}",
+        out.text
+    );
+}

@@ -30,6 +30,9 @@ pub enum PoolOutcome {
     Ran {
         /// The shell's report.
         outcome: RunOutcome,
+        /// The agent's shell had ended between calls (killed from outside):
+        /// this command ran in a fresh one.
+        replaced: bool,
         /// The shell was restarted on request first.
         restarted: bool,
     },
@@ -113,6 +116,7 @@ impl Pool {
         let Some(command) = req.command.as_deref() else {
             return Ok(PoolOutcome::Restarted);
         };
+        let replaced = guard.as_ref().is_some_and(|s| !s.is_alive());
         let shell = match guard.take() {
             Some(s) if s.is_alive() => s,
             _ => {
@@ -138,6 +142,7 @@ impl Pool {
             *guard = None;
         }
         Ok(PoolOutcome::Ran {
+            replaced,
             restarted: req.restart,
             outcome,
         })

@@ -22,11 +22,17 @@ pub fn render(outcome: PoolOutcome, timeout_secs: u64, workspace: &Path) -> Tool
             ToolOutput::error("the command was cancelled before it started; nothing ran")
         }
         PoolOutcome::Ran {
-            outcome, restarted, ..
+            outcome,
+            restarted,
+            replaced,
         } => {
             let mut text = String::new();
             if restarted {
                 text.push_str(&format!("[the shell was restarted first ({RESET})]\n"));
+            } else if replaced {
+                text.push_str(&format!(
+                    "[the previous shell had ended; this command ran in a fresh shell in {ws} ({RESET})]\n"
+                ));
             }
             text.push_str(&outcome.output.text);
             if !text.is_empty() && !text.ends_with('\n') {
