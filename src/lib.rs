@@ -8,6 +8,7 @@
 
 pub mod audit;
 pub mod config;
+pub mod demo;
 pub mod dirs;
 pub mod mcp;
 pub mod policy;
@@ -15,6 +16,7 @@ pub mod scope;
 pub mod session;
 pub mod supervisor;
 pub mod tools;
+pub mod tui;
 
 /// airlock's version, as reported in `serverInfo` and the audit trail.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,5 +1,6 @@
 //! The `airlock` binary: parse the command line, then call into the library.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -61,6 +62,9 @@ enum Command {
         #[arg(long)]
         wait: bool,
     },
+    /// Try airlock on a throw-away sample workspace, with a built-in agent
+    /// that makes every kind of call and waits for your answers.
+    Demo,
     /// A headless MCP server (no TUI): calls that need a human are denied
     /// unless --approve-all is given.
     Serve {
@@ -127,7 +131,36 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             session.supervisor.shutdown("stdin closed");
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Demo) => {
+            let mut opts = session_options(None, &cli.global, "demo")?;
+            let _log = init_logging(&opts)?;
+            let demo = airlock::demo::prepare().context("cannot set up the demo workspace")?;
+            opts.workspace = demo.workspace().to_path_buf();
+            let (confirmer, requests) = airlock::tui::channel();
+            let session = session::start(&opts, Arc::new(confirmer))?;
+            let tui = airlock::tui::Options {
+                label: Some("demo".into()),
+                on_ready: Some(demo.agent_starter()),
+            };
+            let ended = runtime.block_on(airlock::tui::run(&session, requests, tui))?;
+            print_ended(&ended);
+            Ok(ExitCode::SUCCESS)
+        }
+        None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
+            let opts = session_options(cli.workspace, &cli.global, "supervisor")?;
+            let _log = init_logging(&opts)?;
+            let (confirmer, requests) = airlock::tui::channel();
+            let session = session::start(&opts, Arc::new(confirmer))?;
+            let ended = runtime.block_on(airlock::tui::run(
+                &session,
+                requests,
+                airlock::tui::Options::default(),
+            ))?;
+            print_ended(&ended);
+            Ok(ExitCode::SUCCESS)
+        }
         None => {
+            // No terminal (a service, a pipe): serve headless and say so.
             let opts = session_options(cli.workspace, &cli.global, "supervisor")?;
             let _log = init_logging(&opts)?;
             let session = session::start(&opts, Arc::new(HeadlessConfirmer))?;
@@ -158,7 +191,18 @@ fn print_where_agents_connect(l: &airlock::mcp::Listening) {
     println!("  agents run:  airlock connect   (from inside the workspace, or with --socket)");
     println!("  MCP config:  {config}");
     println!("  audit trail: {}", l.audit.display());
-    println!("No approval UI yet: calls that need a human are denied. Ctrl-C stops.");
+    println!(
+        "No terminal, so no approval prompt: calls that need a human are denied. Ctrl-C stops."
+    );
+}
+
+/// What the TUI leaves on the terminal once it is gone.
+fn print_ended(ended: &airlock::tui::Ended) {
+    println!(
+        "airlock: {}; audit trail: {}",
+        ended.reason,
+        ended.audit.display()
+    );
 }
 
 fn session_options(

@@ -1,0 +1,311 @@
+//! Keys and the mouse: what each action does to the app.
+
+use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
+use ratatui::layout::Position;
+
+use super::{App, Focus, KEY_GUARD, Overlay};
+use crate::supervisor::{DecidedBy, Decision};
+use crate::tui::keymap::{self, Action, Context};
+use crate::tui::msg::Effect;
+use crate::tui::prompt::Step;
+use crate::tui::text_input::TextInput;
+use crate::tui::ui::{detail, layout};
+
+/// Rows the mouse wheel scrolls.
+const WHEEL: isize = 3;
+
+impl App {
+    pub(super) fn key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        let ctx = self.context();
+        let Some(action) = keymap::action(ctx, key) else {
+            return;
+        };
+        let in_prompt = matches!(ctx, Context::Choose | Context::Pick | Context::Typing);
+        if in_prompt && self.now < self.prompts.shown_at + KEY_GUARD {
+            return;
+        }
+        match ctx {
+            Context::Help => self.overlay = None,
+            Context::Grants => self.grants_action(action, fx),
+            Context::QuitConfirm => match action {
+                Action::Yes => self.quit(fx),
+                _ => self.overlay = None,
+            },
+            Context::Choose | Context::Pick | Context::Typing => self.prompt_action(action, fx),
+            Context::Normal => self.pane_action(action, fx),
+        }
+    }
+
+    pub(super) fn mouse(&mut self, m: MouseEvent) {
+        let delta = match m.kind {
+            MouseEventKind::ScrollUp => -WHEEL,
+            MouseEventKind::ScrollDown => WHEEL,
+            _ => return,
+        };
+        if self.overlay.is_some() {
+            return;
+        }
+        if !self.prompts.is_empty() {
+            self.scroll_prompt(delta);
+            return;
+        }
+        let at = Position::new(m.column, m.row);
+        let p = layout::panes(self.size);
+        let focus = if p.calls.contains(at) {
+            Focus::Calls
+        } else if p.detail.contains(at) {
+            Focus::Detail
+        } else if p.audit.contains(at) {
+            Focus::Audit
+        } else {
+            return;
+        };
+        self.scroll_pane(focus, delta);
+    }
+
+    fn quit(&mut self, fx: &mut Vec<Effect>) {
+        self.overlay = None;
+        self.quit = true;
+        fx.push(Effect::Quit);
+    }
+
+    fn ask_to_quit(&mut self, fx: &mut Vec<Effect>) {
+        let running = self.calls.count(crate::tui::calls::CallStatus::Running);
+        if self.prompts.is_empty() && running == 0 {
+            self.quit(fx);
+        } else {
+            self.overlay = Some(Overlay::QuitConfirm);
+        }
+    }
+
+    fn pane_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
+        let page = self.page(self.focus) as isize;
+        match action {
+            Action::Up => self.scroll_pane(self.focus, -1),
+            Action::Down => self.scroll_pane(self.focus, 1),
+            Action::PageUp => self.scroll_pane(self.focus, -page),
+            Action::PageDown => self.scroll_pane(self.focus, page),
+            Action::Top => match self.focus {
+                Focus::Calls => {
+                    self.calls_view.top(self.calls.first());
+                    self.detail_scroll = None;
+                }
+                Focus::Detail => self.detail_scroll = Some(0),
+                Focus::Audit => self.audit_view.top(self.audit_first),
+            },
+            Action::Bottom => match self.focus {
+                Focus::Calls => {
+                    self.calls_view.bottom();
+                    self.detail_scroll = None;
+                }
+                Focus::Detail => self.detail_scroll = None,
+                Focus::Audit => self.audit_view.bottom(),
+            },
+            Action::FocusNext => {
+                self.focus = match self.focus {
+                    Focus::Calls => Focus::Detail,
+                    Focus::Detail => Focus::Audit,
+                    Focus::Audit => Focus::Calls,
+                }
+            }
+            Action::FocusPrev => {
+                self.focus = match self.focus {
+                    Focus::Calls => Focus::Audit,
+                    Focus::Detail => Focus::Calls,
+                    Focus::Audit => Focus::Detail,
+                }
+            }
+            Action::Help => self.overlay = Some(Overlay::Help),
+            Action::Grants => self.overlay = Some(Overlay::Grants { selected: 0 }),
+            Action::Quit => self.ask_to_quit(fx),
+            _ => {}
+        }
+    }
+
+    /// Rows in a pane's body.
+    fn page(&self, focus: Focus) -> usize {
+        let p = layout::panes(self.size);
+        let pane = match focus {
+            Focus::Calls => p.calls,
+            Focus::Detail => p.detail,
+            Focus::Audit => p.audit,
+        };
+        layout::body(pane).height.max(1) as usize
+    }
+
+    fn scroll_pane(&mut self, focus: Focus, delta: isize) {
+        let height = self.page(focus);
+        match focus {
+            Focus::Calls => {
+                let before = self.selected_call();
+                let (first, end) = (self.calls.first(), self.calls.end());
+                self.calls_view.move_by(delta, first, end, height);
+                if self.selected_call() != before {
+                    self.detail_scroll = None;
+                }
+            }
+            Focus::Audit => {
+                let end = self.audit_first + self.audit.len();
+                self.audit_view
+                    .move_by(delta, self.audit_first, end, height);
+            }
+            Focus::Detail => {
+                let width = layout::panes(self.size).detail.width;
+                let total = detail::lines(self, width).len();
+                let max = total.saturating_sub(height);
+                let top = self
+                    .detail_scroll
+                    .unwrap_or_else(|| detail::auto_top(self, total, height));
+                let to = top.saturating_add_signed(delta).min(max);
+                self.detail_scroll = Some(to);
+            }
+        }
+    }
+
+    fn scroll_prompt(&mut self, delta: isize) {
+        let len = self.prompts.front().map_or(0, |p| p.diff.len());
+        self.prompts.scroll = self
+            .prompts
+            .scroll
+            .saturating_add_signed(delta)
+            .min(len.saturating_sub(1));
+    }
+
+    fn grants_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
+        let Some(Overlay::Grants { selected }) = self.overlay else {
+            return;
+        };
+        let last = self.grants.len().saturating_sub(1);
+        let selected = match action {
+            Action::Up => selected.saturating_sub(1),
+            Action::Down => (selected + 1).min(last),
+            Action::Top | Action::PageUp => 0,
+            Action::Bottom | Action::PageDown => last,
+            Action::Revoke => {
+                if let Some(g) = self.grants.get(selected) {
+                    fx.push(Effect::Revoke(g.id));
+                }
+                selected
+            }
+            _ => {
+                self.overlay = None;
+                return;
+            }
+        };
+        self.overlay = Some(Overlay::Grants { selected });
+    }
+
+    fn prompt_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
+        let Some(p) = self.prompts.front() else {
+            return;
+        };
+        let id = p.call.id;
+        let command = p.command().map(String::from);
+        let n_choices = p.choices.len();
+        let page = (layout::prompt(self.size).height as isize - 10).max(1);
+        match (self.prompts.step.clone(), action) {
+            (_, Action::DenyNow) => self.respond(id, Decision::deny(DecidedBy::User, None), fx),
+            (_, Action::Help) => self.overlay = Some(Overlay::Help),
+            (_, Action::Grants) => self.overlay = Some(Overlay::Grants { selected: 0 }),
+            (_, Action::Quit) => self.ask_to_quit(fx),
+            (Step::Choose, Action::Approve) => {
+                self.respond(id, Decision::approve(DecidedBy::User), fx)
+            }
+            (Step::Choose, Action::Session | Action::Always) if n_choices == 0 => {
+                self.notice("nothing to grant for this call; approve it once with y".into());
+            }
+            (Step::Choose, Action::Session) => self.prompts.step = Step::Session { selected: 0 },
+            (Step::Choose, Action::Always) => self.prompts.step = Step::Always { selected: 0 },
+            (Step::Choose, Action::Edit) => match command {
+                Some(c) => self.prompts.step = Step::Edit(TextInput::new(&c)),
+                None => self.notice("only bash commands can be edited".into()),
+            },
+            (Step::Choose, Action::Deny) => self.prompts.step = Step::Deny(TextInput::default()),
+            (Step::Choose, Action::Up) => self.scroll_prompt(-1),
+            (Step::Choose, Action::Down) => self.scroll_prompt(1),
+            (Step::Choose, Action::PageUp) => self.scroll_prompt(-page),
+            (Step::Choose, Action::PageDown) => self.scroll_prompt(page),
+            (Step::Choose, Action::Top) => self.prompts.scroll = 0,
+            (Step::Choose, Action::Bottom) => self.scroll_prompt(isize::MAX / 2),
+            (Step::Session { selected } | Step::Always { selected }, a) => {
+                let always = matches!(self.prompts.step, Step::Always { .. });
+                let last = n_choices.saturating_sub(1);
+                let to = match a {
+                    Action::Up => selected.saturating_sub(1),
+                    Action::Down => (selected + 1).min(last),
+                    Action::Top | Action::PageUp => 0,
+                    Action::Bottom | Action::PageDown => last,
+                    Action::Pick(n) if (1..=n_choices).contains(&n) => n - 1,
+                    Action::Confirm => selected,
+                    Action::Back => {
+                        self.prompts.step = Step::Choose;
+                        return;
+                    }
+                    _ => return,
+                };
+                self.prompts.step = if always {
+                    Step::Always { selected: to }
+                } else {
+                    Step::Session { selected: to }
+                };
+                if matches!(a, Action::Confirm | Action::Pick(_)) {
+                    self.grant_and_approve(fx);
+                }
+            }
+            (Step::Edit(_) | Step::Deny(_), Action::Type(k)) => {
+                if let Step::Edit(input) | Step::Deny(input) = &mut self.prompts.step {
+                    input.key(k);
+                }
+            }
+            (Step::Edit(input), Action::Confirm) => {
+                let edited = input.text();
+                if edited.trim().is_empty() {
+                    self.notice("the command is empty; Esc goes back".into());
+                } else if Some(&edited) == command.as_ref() {
+                    self.respond(id, Decision::approve(DecidedBy::User), fx);
+                } else {
+                    self.respond(id, Decision::approve_edited(edited), fx);
+                }
+            }
+            (Step::Deny(input), Action::Confirm) => {
+                let reason = input.text().trim().to_string();
+                let reason = (!reason.is_empty()).then_some(reason);
+                self.respond(id, Decision::deny(DecidedBy::User, reason), fx);
+            }
+            (Step::Edit(_) | Step::Deny(_), Action::Back) => self.prompts.step = Step::Choose,
+            _ => {}
+        }
+    }
+
+    /// Answer call `id` and take its prompt off the screen.
+    fn respond(&mut self, id: crate::supervisor::CallId, decision: Decision, fx: &mut Vec<Effect>) {
+        fx.push(Effect::Respond { id, decision });
+        self.prompts.remove(id, self.now);
+    }
+
+    /// Confirm the picked grant ("for this session") or rule ("always"),
+    /// then approve the call.
+    fn grant_and_approve(&mut self, fx: &mut Vec<Effect>) {
+        let Some(p) = self.prompts.front() else {
+            return;
+        };
+        let id = p.call.id;
+        let (selected, always) = match self.prompts.step {
+            Step::Session { selected } => (selected, false),
+            Step::Always { selected } => (selected, true),
+            _ => return,
+        };
+        let Some(choice) = p.choices.get(selected).cloned() else {
+            return;
+        };
+        if always {
+            fx.push(Effect::SaveRules(choice.rules));
+        } else {
+            fx.push(Effect::Grant(choice.grant));
+        }
+        self.respond(id, Decision::approve(DecidedBy::User), fx);
+    }
+}

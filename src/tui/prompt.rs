@@ -1,0 +1,277 @@
+//! The approval prompts: the FIFO queue of calls waiting for the human and
+//! the state of the one on screen (which step, scroll, when it appeared).
+
+use std::collections::VecDeque;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+
+use super::diff::{self, DiffLine};
+use super::text_input::TextInput;
+use crate::policy::GrantScope;
+use crate::supervisor::{CallId, CallInfo, PolicyVerdict};
+
+/// A call waiting for the human.
+#[derive(Debug, Clone)]
+pub struct PendingPrompt {
+    /// The call.
+    pub call: CallInfo,
+    /// Why it asks.
+    pub verdict: PolicyVerdict,
+    /// When the prompt arrived (the approval timeout counts from here).
+    pub arrived: DateTime<Utc>,
+    /// What "for this session" and "always" can cover.
+    pub choices: Vec<ScopeChoice>,
+    /// A write's diff, read into numbered lines.
+    pub diff: Vec<DiffLine>,
+}
+
+impl PendingPrompt {
+    /// A prompt for `call`; `workspace` resolves a write's file.
+    pub fn new(
+        call: CallInfo,
+        verdict: PolicyVerdict,
+        arrived: DateTime<Utc>,
+        workspace: &Path,
+    ) -> Self {
+        let choices = choices(&call, workspace);
+        let diff = call
+            .proposal
+            .as_ref()
+            .and_then(|p| p.diff.as_deref())
+            .map(diff::parse)
+            .unwrap_or_default();
+        Self {
+            call,
+            verdict,
+            arrived,
+            choices,
+            diff,
+        }
+    }
+
+    /// The bash command, for bash calls.
+    pub fn command(&self) -> Option<&str> {
+        (self.call.tool == "bash")
+            .then(|| self.call.args["command"].as_str())
+            .flatten()
+    }
+
+    /// The bash call's description.
+    pub fn description(&self) -> Option<&str> {
+        self.call.args["description"].as_str()
+    }
+}
+
+/// One thing a grant or an "always" rule can cover.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeChoice {
+    /// What it covers, for humans.
+    pub label: String,
+    /// The session grant.
+    pub grant: GrantScope,
+    /// The allow rules "always" saves.
+    pub rules: Vec<String>,
+}
+
+/// What "for this session" / "always" can cover for `call`: the exact
+/// command and a proposed prefix for bash, the file for writes.
+pub fn choices(call: &CallInfo, workspace: &Path) -> Vec<ScopeChoice> {
+    let mut out = Vec::new();
+    if call.tool == "bash"
+        && let Some(cmd) = call.args["command"].as_str()
+    {
+        out.push(ScopeChoice {
+            label: "this exact command".into(),
+            grant: GrantScope::ExactCommand(cmd.to_string()),
+            rules: vec![format!("bash({})", cmd.trim())],
+        });
+        if let Ok(parsed) = crate::policy::shell::parse(cmd)
+            && let Some(prefix) = crate::policy::shell::propose_prefix(&parsed)
+        {
+            let words = prefix.trim_end_matches('*').trim_end().to_string();
+            out.push(ScopeChoice {
+                label: format!("commands starting with `{words}`"),
+                grant: GrantScope::Prefix(words),
+                rules: vec![format!("bash({prefix})")],
+            });
+        }
+    }
+    if matches!(call.tool.as_str(), "write_file" | "edit_file")
+        && let Some(p) = &call.proposal
+    {
+        out.push(ScopeChoice {
+            label: format!("writes to {}", p.path),
+            grant: GrantScope::File(workspace.join(&p.path)),
+            rules: vec![
+                format!("write_file({})", p.path),
+                format!("edit_file({})", p.path),
+            ],
+        });
+    }
+    out
+}
+
+/// Where the human is in the prompt on screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Choosing: y, s, a, e, n.
+    Choose,
+    /// Choosing what "approve for this session" covers.
+    Session {
+        /// The highlighted choice.
+        selected: usize,
+    },
+    /// Choosing the rule "always" saves.
+    Always {
+        /// The highlighted choice.
+        selected: usize,
+    },
+    /// Editing the command before approving it.
+    Edit(TextInput),
+    /// Typing an optional reason for the denial.
+    Deny(TextInput),
+}
+
+/// Calls waiting for the human, oldest first, and the state of the front
+/// one's prompt.
+#[derive(Debug, Clone)]
+pub struct PromptQueue {
+    items: VecDeque<PendingPrompt>,
+    /// The front prompt's step.
+    pub step: Step,
+    /// When the front prompt appeared (keys right after are ignored).
+    pub shown_at: DateTime<Utc>,
+    /// The front prompt's scroll (diff lines).
+    pub scroll: usize,
+}
+
+impl Default for PromptQueue {
+    fn default() -> Self {
+        Self {
+            items: VecDeque::new(),
+            step: Step::Choose,
+            shown_at: DateTime::UNIX_EPOCH,
+            scroll: 0,
+        }
+    }
+}
+
+impl PromptQueue {
+    /// Number of waiting calls.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True when nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The prompt on screen.
+    pub fn front(&self) -> Option<&PendingPrompt> {
+        self.items.front()
+    }
+
+    /// Every waiting call, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &PendingPrompt> {
+        self.items.iter()
+    }
+
+    /// Queue a prompt; true when it is the one now on screen.
+    pub fn push(&mut self, p: PendingPrompt, now: DateTime<Utc>) -> bool {
+        if self.items.iter().any(|q| q.call.id == p.call.id) {
+            return false;
+        }
+        self.items.push_back(p);
+        if self.items.len() == 1 {
+            self.reset(now);
+            return true;
+        }
+        false
+    }
+
+    /// Drop the prompt for `id`; true if there was one.
+    pub fn remove(&mut self, id: CallId, now: DateTime<Utc>) -> bool {
+        let Some(i) = self.items.iter().position(|p| p.call.id == id) else {
+            return false;
+        };
+        self.items.remove(i);
+        if i == 0 {
+            self.reset(now);
+        }
+        true
+    }
+
+    fn reset(&mut self, now: DateTime<Utc>) {
+        self.step = Step::Choose;
+        self.shown_at = now;
+        self.scroll = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::supervisor::{AgentInfo, Verdict};
+
+    fn call(id: CallId, cmd: &str) -> CallInfo {
+        CallInfo {
+            id,
+            agent: AgentInfo {
+                id: 1,
+                name: "a".into(),
+                version: None,
+            },
+            tool: "bash".into(),
+            kind: None,
+            args: serde_json::json!({ "command": cmd }),
+            summary: cmd.into(),
+            received_at: DateTime::UNIX_EPOCH,
+            proposal: None,
+        }
+    }
+
+    fn verdict() -> PolicyVerdict {
+        PolicyVerdict {
+            verdict: Verdict::Ask,
+            rule: "r".into(),
+            source: "s".into(),
+        }
+    }
+
+    #[test]
+    fn bash_offers_the_exact_command_and_a_prefix() {
+        let c = choices(&call(1, "cargo test --release foo"), Path::new("/ws"));
+        assert_eq!(c.len(), 2);
+        assert_eq!(
+            c[0].grant,
+            GrantScope::ExactCommand("cargo test --release foo".into())
+        );
+        assert_eq!(c[1].grant, GrantScope::Prefix("cargo test".into()));
+        assert_eq!(c[1].rules, ["bash(cargo test *)"]);
+        let c = choices(&call(1, "echo $(id)"), Path::new("/ws"));
+        assert_eq!(c.len(), 1, "no prefix for a command with a hazard");
+    }
+
+    #[test]
+    fn fifo_and_the_front_resets_when_it_changes() {
+        let mut q = PromptQueue::default();
+        let t = |ms| DateTime::UNIX_EPOCH + chrono::Duration::milliseconds(ms);
+        let p = |id| PendingPrompt::new(call(id, "ls"), verdict(), t(0), Path::new("/ws"));
+        assert!(q.push(p(1), t(10)));
+        assert!(!q.push(p(2), t(20)));
+        assert!(!q.push(p(1), t(30)), "no duplicates");
+        q.step = Step::Deny(TextInput::new("x"));
+        assert!(q.remove(2, t(40)));
+        assert_eq!(
+            q.step,
+            Step::Deny(TextInput::new("x")),
+            "the front is untouched"
+        );
+        assert!(q.remove(1, t(50)));
+        assert_eq!(q.step, Step::Choose);
+        assert_eq!(q.shown_at, t(50));
+        assert!(q.is_empty());
+    }
+}

@@ -1,0 +1,238 @@
+//! The detail pane: the selected call's arguments, the decision and who
+//! made it, and the result — or, while it runs, a spinner, the elapsed
+//! time and the live output.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use serde_json::Value;
+
+use super::{diff, pane_title, theme, wrap};
+use crate::supervisor::{DecidedBy, Decision};
+use crate::tui::app::{App, Focus};
+use crate::tui::calls::{CallRow, CallStatus};
+
+/// Most lines of one argument shown.
+const ARG_LINES: usize = 30;
+
+/// Most bytes of a diff shown here (the prompt shows it all).
+const DIFF_BYTES: usize = 128 * 1024;
+
+/// Draw the detail pane in `area` (title line included).
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let focused = app.focus == Focus::Detail && app.prompts.is_empty();
+    let row = app.selected_call().and_then(|p| app.calls.get(p));
+    let title = match row {
+        Some(r) => format!("Call #{} · {}", r.info.id, r.info.tool),
+        None => "Detail".to_string(),
+    };
+    pane_title(f, area, &title, "", focused);
+    let body = super::layout::body(area);
+    let rows = lines(app, area.width);
+    let height = body.height as usize;
+    let top = app
+        .detail_scroll
+        .unwrap_or_else(|| auto_top(app, rows.len(), height))
+        .min(rows.len().saturating_sub(1));
+    let visible: Vec<Line> = rows.into_iter().skip(top).take(height).collect();
+    f.render_widget(Paragraph::new(visible), body);
+}
+
+/// The first line shown when the human has not scrolled: the top, or the
+/// newest output of a running call.
+pub fn auto_top(app: &App, total: usize, height: usize) -> usize {
+    let running = app
+        .selected_call()
+        .and_then(|p| app.calls.get(p))
+        .is_some_and(|r| r.status == CallStatus::Running);
+    if running {
+        total.saturating_sub(height)
+    } else {
+        0
+    }
+}
+
+/// The pane's content, wrapped to `width`.
+pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let width = width as usize;
+    let Some(row) = app.selected_call().and_then(|p| app.calls.get(p)) else {
+        return vec![Line::styled("No call selected.", theme::dim())];
+    };
+    let mut out = Vec::new();
+    let info = &row.info;
+    out.push(Line::from(vec![
+        Span::styled(format!("#{} ", info.id), theme::dim()),
+        Span::styled(
+            info.tool.clone(),
+            theme::heading().add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(
+            format!(
+                " from {} at {}",
+                info.agent.name,
+                theme::clock(info.received_at, &app.tz)
+            ),
+            theme::dim(),
+        ),
+    ]));
+    out.push(Line::raw(info.summary.clone()));
+    arguments(row, &mut out);
+    decision(row, &mut out);
+    let mut rows = wrap::wrap_all(out, width);
+    if let Some(p) = &info.proposal {
+        let title = format!("change: {} ({:?}, {})", p.path, p.action, p.summary());
+        rows.extend(wrap::wrap(section(&title.to_lowercase()), width));
+        let shown = p
+            .diff
+            .as_deref()
+            .map(|d| crate::audit::excerpt(d, DIFF_BYTES));
+        let parsed = shown
+            .as_deref()
+            .map(crate::tui::diff::parse)
+            .unwrap_or_default();
+        rows.extend(diff::rows(&parsed, 0, usize::MAX, width));
+    }
+    let mut tail = Vec::new();
+    result(row, app, &mut tail);
+    rows.extend(wrap::wrap_all(tail, width));
+    rows
+}
+
+fn section(title: &str) -> Line<'static> {
+    Line::styled(format!("── {title}"), theme::heading())
+}
+
+fn arguments(row: &CallRow, out: &mut Vec<Line<'static>>) {
+    let Value::Object(args) = &row.info.args else {
+        return;
+    };
+    if args.is_empty() {
+        return;
+    }
+    out.push(section("arguments"));
+    let has_diff = row.info.proposal.as_ref().is_some_and(|p| p.diff.is_some());
+    for (k, v) in args {
+        if has_diff && matches!(k.as_str(), "content" | "old_text" | "new_text") {
+            let n = v.as_str().map_or(0, |s| s.lines().count());
+            out.push(Line::from(vec![
+                Span::styled(format!("{k}: "), theme::dim()),
+                Span::styled(
+                    format!("{n} lines, shown as the change below"),
+                    theme::dim(),
+                ),
+            ]));
+            continue;
+        }
+        let text = match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let mut lines = text.lines();
+        let first = lines.next().unwrap_or("").to_string();
+        out.push(Line::from(vec![
+            Span::styled(format!("{k}: "), theme::dim()),
+            Span::raw(first),
+        ]));
+        let rest: Vec<&str> = lines.collect();
+        for l in rest.iter().take(ARG_LINES) {
+            out.push(Line::raw(format!("  {l}")));
+        }
+        if rest.len() > ARG_LINES {
+            out.push(Line::styled(
+                format!("  … {} more lines", rest.len() - ARG_LINES),
+                theme::dim(),
+            ));
+        }
+    }
+}
+
+/// "approved by you", "blocked by rule …", with the reason.
+pub fn describe(d: &Decision) -> String {
+    let verb = if d.approved { "approved" } else { "refused" };
+    let who = match &d.by {
+        DecidedBy::Rule { rule, source } => format!("by rule {rule} ({source})"),
+        DecidedBy::Grant { rule } => format!("by the session grant {rule}"),
+        DecidedBy::User => "by you".into(),
+        DecidedBy::Headless => "by the headless confirmer".into(),
+        DecidedBy::ApproveAll => "by --approve-all".into(),
+        DecidedBy::Timeout => "because nobody answered in time".into(),
+        DecidedBy::Cancelled => "because the agent cancelled it".into(),
+        DecidedBy::Scope => "by the path scope".into(),
+        DecidedBy::InvalidArguments => "for invalid arguments".into(),
+        DecidedBy::Shutdown => "because the supervisor closed".into(),
+        DecidedBy::ConfirmerFailed => "because the prompt failed".into(),
+    };
+    let mut s = format!("{verb} {who}");
+    if let Some(r) = d.reason.as_deref().filter(|r| !r.is_empty()) {
+        s.push_str(&format!(": {r}"));
+    }
+    s
+}
+
+fn decision(row: &CallRow, out: &mut Vec<Line<'static>>) {
+    out.push(section("decision"));
+    match &row.decision {
+        Some(d) => {
+            let style = if d.approved {
+                theme::added()
+            } else {
+                theme::error()
+            };
+            out.push(Line::styled(describe(d), style));
+            if let Some(e) = &d.edited_command {
+                out.push(Line::from(vec![
+                    Span::styled("edited by you; runs: ", theme::dim()),
+                    Span::raw(e.clone()),
+                ]));
+            }
+        }
+        None if row.status == CallStatus::Waiting => {
+            out.push(Line::styled(
+                "waiting for you (see the prompt)",
+                theme::key(),
+            ));
+        }
+        None => out.push(Line::styled("not decided yet", theme::dim())),
+    }
+}
+
+fn result(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
+    if row.status == CallStatus::Running {
+        let elapsed = row
+            .started_at
+            .map(|s| (app.now - s).num_milliseconds().max(0) as u64)
+            .unwrap_or(0);
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("── output {} ", theme::spinner(app.now)),
+                theme::heading(),
+            ),
+            Span::styled(
+                format!("running for {}", theme::duration_ms(elapsed)),
+                theme::heading(),
+            ),
+        ]));
+        if let Some(live) = &row.live {
+            for l in live.text().lines() {
+                out.push(Line::raw(l.to_string()));
+            }
+        }
+        return;
+    }
+    let Some(o) = &row.outcome else { return };
+    let (icon, style) = theme::status(row.status, app.now);
+    let mut head = format!(
+        "── result {icon} {} in {}",
+        o.status,
+        theme::duration_ms(o.duration_ms)
+    );
+    if o.truncated {
+        head.push_str(" (truncated)");
+    }
+    out.push(Line::styled(head, style));
+    for l in o.text.lines() {
+        out.push(Line::raw(l.to_string()));
+    }
+}

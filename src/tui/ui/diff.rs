@@ -1,0 +1,80 @@
+//! The diff view: a unified diff with old and new line numbers, coloured,
+//! long lines wrapped under their gutter. Built from a start line for as
+//! many rows as fit, so a huge diff costs only what is on screen.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::{theme, wrap};
+use crate::tui::diff::{DiffKind, DiffLine};
+
+/// Rows for `lines[from..]`, at most `max_rows`, `width` cells wide.
+pub fn rows(lines: &[DiffLine], from: usize, max_rows: usize, width: usize) -> Vec<Line<'static>> {
+    let digits = lines
+        .iter()
+        .filter_map(|l| l.old.max(l.new))
+        .max()
+        .unwrap_or(0)
+        .to_string()
+        .len()
+        .max(3);
+    let gutter = digits * 2 + 4;
+    let text_width = width.saturating_sub(gutter).max(8);
+    let mut out = Vec::new();
+    for l in lines.iter().skip(from) {
+        if out.len() >= max_rows {
+            break;
+        }
+        let (marker, style) = match l.kind {
+            DiffKind::Added => ("+", theme::added()),
+            DiffKind::Removed => ("-", theme::removed()),
+            DiffKind::Context => (" ", Style::default()),
+            DiffKind::Hunk => ("", theme::heading()),
+            DiffKind::Header | DiffKind::Note => ("", theme::dim()),
+        };
+        if matches!(l.kind, DiffKind::Hunk | DiffKind::Header | DiffKind::Note) {
+            for row in wrap::wrap(Line::styled(l.text.clone(), style), width.max(1)) {
+                out.push(row);
+            }
+            continue;
+        }
+        let num = |n: Option<usize>| n.map_or(" ".repeat(digits), |n| format!("{n:>digits$}"));
+        let body = Line::styled(format!("{marker}{}", l.text), style);
+        for (i, row) in wrap::wrap(body, text_width).into_iter().enumerate() {
+            let g = if i == 0 {
+                format!("{} {} │", num(l.old), num(l.new))
+            } else {
+                format!("{} │", " ".repeat(digits * 2 + 1))
+            };
+            let mut spans = vec![Span::styled(format!("{g} "), theme::dim())];
+            spans.extend(row.spans);
+            out.push(Line::from(spans));
+            if out.len() >= max_rows {
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_wrapping() {
+        let d = crate::tui::diff::parse("@@ -1,2 +1,2 @@\n a\n-bbbbbbbbbbbbbbbbbbbb\n+c\n");
+        let r: Vec<String> = rows(&d, 0, 100, 24).iter().map(|l| l.to_string()).collect();
+        assert_eq!(
+            r,
+            [
+                "@@ -1,2 +1,2 @@",
+                "  1   1 │  a",
+                "  2     │ -bbbbbbbbbbbbb",
+                "        │ bbbbbbb",
+                "      2 │ +c",
+            ]
+        );
+        assert_eq!(rows(&d, 2, 2, 24).len(), 2, "from a line, at most max rows");
+    }
+}

@@ -1,0 +1,84 @@
+//! The grants view (what "approve for this session" allowed, revocable)
+//! and the quit question.
+
+use ratatui::Frame;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::{theme, wrap};
+use crate::tui::app::App;
+use crate::tui::calls::CallStatus;
+
+/// Draw the grants view with `selected` highlighted.
+pub fn draw(f: &mut Frame, app: &App, selected: usize) {
+    let area = super::layout::centred(f.area(), 80, 60, 60, 12);
+    f.render_widget(Clear, area);
+    let block = Block::default().borders(Borders::ALL).title(Line::styled(
+        " Session grants — d revokes, Esc closes ",
+        theme::key(),
+    ));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let width = inner.width as usize;
+    let mut lines = Vec::new();
+    if app.grants.is_empty() {
+        lines.push(Line::styled(
+            "No grants yet. At a prompt, s approves a command, a prefix or a file for the rest of the session.",
+            theme::dim(),
+        ));
+    }
+    for (i, g) in app.grants.iter().enumerate() {
+        let text = format!(
+            " {:>3}  {}  {}",
+            g.id,
+            theme::clock(g.created, &app.tz),
+            g.rule
+        );
+        let line = Line::raw(wrap::fit(&text, width));
+        lines.push(if i == selected {
+            line.style(theme::selected(true))
+        } else {
+            line
+        });
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Grants end with this session; rules saved with `a` stay in .airlock.toml.",
+        theme::dim(),
+    ));
+    f.render_widget(Paragraph::new(wrap::wrap_all(lines, width)), inner);
+}
+
+/// "Quit and deny the waiting calls?"
+pub fn draw_quit(f: &mut Frame, app: &App) {
+    let area = super::layout::centred(f.area(), 60, 30, 50, 7);
+    f.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Line::styled(" Quit airlock? ", theme::key()));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let waiting = app.prompts.len();
+    let running = app.calls.count(CallStatus::Running);
+    let lines = vec![
+        Line::raw(format!(
+            "{waiting} call(s) wait for your answer and {running} are running."
+        )),
+        Line::raw(
+            "Quitting denies the waiting calls (\"supervisor closed\") and stops the running ones.",
+        ),
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled("y", theme::key()),
+            Span::raw(" quit   "),
+            Span::styled("n", theme::key()),
+            Span::raw(" stay"),
+        ])
+        .style(Style::default().add_modifier(Modifier::BOLD)),
+    ];
+    f.render_widget(
+        Paragraph::new(wrap::wrap_all(lines, inner.width as usize)),
+        inner,
+    );
+}

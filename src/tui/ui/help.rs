@@ -1,0 +1,48 @@
+//! The help overlay: every key, from the keymap's own table.
+
+use ratatui::Frame;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use super::{theme, wrap};
+use crate::tui::keymap::HELP;
+
+/// Draw the help overlay.
+pub fn draw(f: &mut Frame) {
+    let area = super::layout::centred(f.area(), 80, 90, 60, 20);
+    f.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Line::styled(" Keys — Esc closes ", theme::key()));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let keys_w = HELP
+        .iter()
+        .flat_map(|(_, ks)| ks.iter().map(|(k, _)| k.chars().count()))
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let mut lines = Vec::new();
+    for (section, keys) in HELP {
+        lines.push(Line::styled(
+            section.to_string(),
+            Style::default().add_modifier(Modifier::BOLD),
+        ));
+        for (k, what) in keys.iter() {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {k:<keys_w$}"), theme::key()),
+                Span::raw(what.to_string()),
+            ]));
+        }
+        lines.push(Line::raw(""));
+    }
+    lines.push(Line::styled(
+        "Keys pressed within 300 ms of a prompt appearing are ignored.",
+        theme::dim(),
+    ));
+    f.render_widget(
+        Paragraph::new(wrap::wrap_all(lines, inner.width as usize)),
+        inner,
+    );
+}

@@ -1,0 +1,85 @@
+//! Hard-wrapping styled lines to a width, so panes know how many rows
+//! their content takes and draw only the rows in view.
+
+use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthChar;
+
+/// Cut `line` into rows at most `width` cells wide (tabs count as one
+/// space; a character wider than the row gets a row of its own).
+pub fn wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    let width = width.max(1);
+    let style = line.style;
+    let mut rows: Vec<Line<'static>> = Vec::new();
+    let mut row: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for span in line.spans {
+        let mut piece = String::new();
+        for c in span.content.chars() {
+            let c = if c == '\t' { ' ' } else { c };
+            if c.is_control() {
+                continue;
+            }
+            let w = c.width().unwrap_or(0);
+            if used + w > width && used > 0 {
+                if !piece.is_empty() {
+                    row.push(Span::styled(std::mem::take(&mut piece), span.style));
+                }
+                rows.push(Line::from(std::mem::take(&mut row)).style(style));
+                used = 0;
+            }
+            piece.push(c);
+            used += w;
+        }
+        if !piece.is_empty() {
+            row.push(Span::styled(piece, span.style));
+        }
+    }
+    rows.push(Line::from(row).style(style));
+    rows
+}
+
+/// Wrap every line.
+pub fn wrap_all(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    lines.into_iter().flat_map(|l| wrap(l, width)).collect()
+}
+
+/// `s` on one line (control characters shown as spaces), cut to `width`
+/// cells with `…` when it does not fit.
+pub fn fit(s: &str, width: usize) -> String {
+    let clean = |c: char| if c.is_control() { ' ' } else { c };
+    let total: usize = s.chars().map(|c| clean(c).width().unwrap_or(0)).sum();
+    if total <= width {
+        return s.chars().map(clean).collect();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars().map(clean) {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_by_width_keeping_styles() {
+        let l = Line::from(vec![Span::raw("abcd"), Span::raw("efg")]);
+        let rows = wrap(l, 3);
+        let text: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+        assert_eq!(text, ["abc", "def", "g"]);
+        assert_eq!(wrap(Line::from(""), 5).len(), 1);
+        assert_eq!(fit("hello world", 6), "hello…");
+        assert_eq!(fit("hello", 5), "hello");
+        assert_eq!(fit("a\nb", 5), "a b");
+    }
+}
