@@ -97,7 +97,7 @@ pub struct Shell {
     pid: i32,
     max_output: usize,
     _master: Box<dyn MasterPty + Send>,
-    fifo: File,
+    commands: File,
     dir: PrivateDir,
     rx: mpsc::Receiver<Vec<u8>>,
     exit: Arc<ExitCell>,
@@ -166,7 +166,7 @@ impl Shell {
             pid,
             max_output: cfg.max_output_bytes,
             _master: pair.master,
-            fifo: File::from(cmd_w),
+            commands: File::from(cmd_w),
             dir,
             rx: mpsc::channel(1).1,
             exit,
@@ -189,7 +189,7 @@ impl Shell {
         plumbing::spawn_reader(reader_fd, wake_r, tx)?;
         shell.rx = rx;
         shell.wake = Some(wake_w);
-        shell.fifo.write_all(sentinel::PRELUDE.as_bytes())?;
+        shell.commands.write_all(sentinel::PRELUDE.as_bytes())?;
         let ready = shell
             .run("", STARTUP_TIMEOUT, std::future::pending(), &mut |_| {})
             .await?;
@@ -230,7 +230,7 @@ impl Shell {
         let token = Token::new();
         let mut scanner = Scanner::new(&token);
         let line = sentinel::dispatch_line(&file, &token, self.last_status);
-        let sent = self.fifo.write_all(line.as_bytes());
+        let sent = self.commands.write_all(line.as_bytes());
         let mut emit = |b: &[u8]| {
             capture.push(b);
             on_output(b);
