@@ -66,7 +66,8 @@ run() {
 }
 
 echo "== $calls x read_file via airlock serve --stdio" >&2
-airlock_json=$(run --name airlock --tool read_file --path "$file" --stderr "$tmp/airlock.stderr" -- \
+# The user's own config (rules, limits) must not change the numbers.
+airlock_json=$(AIRLOCK_NO_USER_CONFIG=1 run --name airlock --tool read_file --path "$file" --stderr "$tmp/airlock.stderr" -- \
     "$airlock" serve --stdio --workspace "$ws" --data-dir "$tmp/data") || {
     echo "airlock failed; its stderr:" >&2
     cat "$tmp/airlock.stderr" >&2
