@@ -12,6 +12,7 @@ pub mod demo;
 pub mod dirs;
 pub mod mcp;
 pub mod policy;
+pub mod report;
 pub mod scope;
 pub mod session;
 pub mod supervisor;

@@ -75,6 +75,12 @@ enum Command {
         #[arg(long)]
         approve_all: bool,
     },
+    /// The audit trails in the data directory, newest first, with what
+    /// happened in each.
+    Sessions(airlock::report::cli::SessionsArgs),
+    /// One session's audit trail as a timeline or JSON lines; --verify
+    /// checks its hash chain.
+    Log(airlock::report::cli::LogArgs),
 }
 
 fn main() -> ExitCode {
@@ -145,6 +151,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let ended = runtime.block_on(airlock::tui::run(&session, requests, tui))?;
             print_ended(&ended);
             Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Sessions(args)) => {
+            let data = airlock::dirs::data_dir(cli.global.data_dir.as_deref());
+            let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+            let mut out = std::io::stdout().lock();
+            airlock::report::cli::sessions_command(&args, &data, &mut out, tty)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Log(args)) => {
+            let data = airlock::dirs::data_dir(cli.global.data_dir.as_deref());
+            let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+            let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
+            let ok = airlock::report::cli::log_command(&args, &data, &mut out, &mut err, tty)?;
+            Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
             let opts = session_options(cli.workspace, &cli.global, "supervisor")?;

@@ -8,10 +8,14 @@
 //! truncating lines breaks the chain, and [`verify`] finds the first line
 //! that does not verify.
 
+pub mod reader;
 mod record;
+pub mod timeline;
 mod verify;
 mod writer;
 
+pub use reader::{LineProblem, TrailRecord, TrailRef, list_trails, resolve_trail};
 pub use record::{AuditEvent, ChangeRecord, FORMAT_VERSION, bounded_args, excerpt};
+pub use timeline::{CallEntry, Counts, DecisionClass, Timeline};
 pub use verify::{VerifyError, VerifyReport, verify_file, verify_reader};
 pub use writer::{AuditError, AuditLog, GENESIS};

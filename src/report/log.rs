@@ -1,0 +1,319 @@
+//! `airlock log` for humans: one line per call — time, call id, agent,
+//! tool, arguments in short, the decision and who made it, the outcome and
+//! duration — with an indented line for a reason, an error or a change.
+
+use std::io::Write;
+
+use serde_json::Value;
+
+use super::filter::{CallFilter, Tri};
+use super::{Paint, Style, fit, human_duration_ms, local_time};
+use crate::audit::AuditEvent;
+use crate::audit::reader::LineProblem;
+use crate::audit::timeline::{CallEntry, DecisionClass, Entry, SessionEvent, Timeline};
+use crate::supervisor::{DecidedBy, Decision};
+
+/// Human text or the raw JSON lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// The timeline, for people.
+    #[default]
+    Human,
+    /// The trail's records as they are, one per line.
+    Json,
+}
+
+/// What `airlock log` shows and how.
+#[derive(Debug, Clone, Default)]
+pub struct LogOptions {
+    /// Which calls.
+    pub filter: CallFilter,
+    /// Human or JSON.
+    pub format: Format,
+    /// Colours.
+    pub style: Style,
+}
+
+/// What a log run found, for the caller to report (on stderr).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogSummary {
+    /// Calls shown.
+    pub shown_calls: usize,
+    /// Calls in the trail.
+    pub total_calls: usize,
+    /// Records written (JSON).
+    pub records_written: usize,
+    /// Lines that are not records.
+    pub problems: Vec<LineProblem>,
+    /// The torn last line, if any.
+    pub torn_tail: Option<LineProblem>,
+}
+
+const AGENT_W: usize = 14;
+const TOOL_W: usize = 10;
+const SUMMARY_W: usize = 44;
+const DETAIL_W: usize = 160;
+
+/// Write the timeline of `t` for humans.
+pub fn write_log(
+    w: &mut dyn Write,
+    t: &Timeline,
+    opts: &LogOptions,
+) -> std::io::Result<LogSummary> {
+    let workspace = t.session.as_ref().map(|s| s.workspace.as_str());
+    let mut shown = 0;
+    for entry in t.entries() {
+        match entry {
+            Entry::Call(c) => {
+                if opts.filter.check(c, true) == Tri::Yes {
+                    shown += 1;
+                    writeln!(w, "{}", call_line(c, workspace, opts.style, false))?;
+                }
+            }
+            Entry::Event(e) => {
+                if opts.filter.passes_event(e.at.ts) {
+                    writeln!(w, "{}", event_line(e, opts.style))?;
+                }
+            }
+        }
+    }
+    let c = t.counts();
+    let tally = format!(
+        "{} of {} calls shown · in the trail: {} auto, {} approved by you, {} denied, {} blocked, {} unanswered, {} errors",
+        shown, c.calls, c.auto, c.user, c.denied, c.blocked, c.unanswered, c.errors
+    );
+    writeln!(w, "{}", opts.style.paint(Paint::Dim, &tally))?;
+    Ok(LogSummary {
+        shown_calls: shown,
+        total_calls: c.calls,
+        records_written: 0,
+        problems: t.problems.clone(),
+        torn_tail: t.torn_tail.clone(),
+    })
+}
+
+/// The paint for a decision class.
+fn class_paint(c: DecisionClass) -> Paint {
+    match c {
+        DecisionClass::Auto | DecisionClass::User => Paint::Green,
+        DecisionClass::Denied | DecisionClass::Blocked | DecisionClass::Refused => Paint::Red,
+        DecisionClass::Timeout | DecisionClass::Cancelled | DecisionClass::Pending => Paint::Yellow,
+    }
+}
+
+/// The verdict word shown for a class.
+fn verdict_word(c: DecisionClass) -> &'static str {
+    match c {
+        DecisionClass::Auto | DecisionClass::User => "approved",
+        DecisionClass::Pending => "waiting",
+        other => other.as_str(),
+    }
+}
+
+/// One call (and, indented below it, a reason, an error or a change).
+/// `live` words a call without a result as still running rather than as
+/// having none recorded.
+pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: bool) -> String {
+    let class = c.class();
+    let summary = short_summary(c);
+    let decision = match &c.decided {
+        Some(d) => format!("{} {}", verdict_word(class), who(&d.decision, workspace)),
+        None => "waiting for a decision".into(),
+    };
+    let outcome = match &c.finished {
+        Some(f) if !class.approved() && class != DecisionClass::Pending => {
+            format!("not run, {}", human_duration_ms(f.duration_ms))
+        }
+        Some(f) => {
+            let status = if f.truncated {
+                format!("{} (truncated)", f.status)
+            } else {
+                f.status.clone()
+            };
+            let paint = match f.status.as_str() {
+                "ok" => Paint::Green,
+                "error" | "denied" | "blocked" | "refused" => Paint::Red,
+                _ => Paint::Yellow,
+            };
+            format!(
+                "{} {}",
+                style.paint(paint, &status),
+                human_duration_ms(f.duration_ms)
+            )
+        }
+        None if live => style.paint(Paint::Yellow, c.status()),
+        None => style.paint(Paint::Yellow, "no result recorded"),
+    };
+    let mut line = format!(
+        "{}  {} {}  {}  {}  {} → {}",
+        style.paint(Paint::Dim, &local_time(c.call.received_at)),
+        style.paint(Paint::Dim, &format!("{:>5}", format!("#{}", c.call.id))),
+        style.paint(Paint::Cyan, &fit(&c.call.agent.name, AGENT_W, true)),
+        style.paint(Paint::Bold, &fit(&c.call.tool, TOOL_W, true)),
+        fit(&summary, SUMMARY_W, true),
+        style.paint(class_paint(class), &decision),
+        outcome,
+    );
+    if let Some(detail) = detail(c) {
+        line.push_str(&format!(
+            "\n{:>17}{}",
+            "",
+            style.paint(Paint::Dim, &fit(&detail, DETAIL_W, false))
+        ));
+    }
+    line
+}
+
+/// The call's summary without the tool's name in front; for calls refused
+/// before they had a summary, the arguments in short.
+fn short_summary(c: &CallEntry) -> String {
+    let s = &c.call.summary;
+    if (s.is_empty() || s.ends_with("(refused)") || s.starts_with("unknown tool"))
+        && let Value::Object(args) = &c.call.args
+    {
+        let parts: Vec<String> = args
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(text) => format!("{k}={}", fit(text, 40, false)),
+                other => format!("{k}={}", fit(&other.to_string(), 40, false)),
+            })
+            .collect();
+        return parts.join(" ");
+    }
+    s.strip_prefix(c.call.tool.as_str())
+        .and_then(|rest| rest.strip_prefix(' '))
+        .unwrap_or(s)
+        .to_string()
+}
+
+/// The indented second line: why it was refused, or how it failed.
+fn detail(c: &CallEntry) -> Option<String> {
+    let d = c.decided.as_ref().map(|d| &d.decision);
+    if let Some(d) = d
+        && !d.approved
+        && matches!(
+            d.by,
+            DecidedBy::User | DecidedBy::Scope | DecidedBy::InvalidArguments
+        )
+    {
+        return d.reason.as_deref().map(|r| format!("reason: {r}"));
+    }
+    let f = c.finished.as_ref()?;
+    if f.status == "error" {
+        let first = f
+            .excerpt
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        let last = f
+            .excerpt
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        if last != first && last.starts_with("exit code") {
+            return Some(format!("error: {} … {last}", fit(first, 100, false)));
+        }
+        return Some(format!("error: {first}"));
+    }
+    None
+}
+
+/// Who decided, in words: `by rule bash(rm *) (.airlock.toml)`, `by you`,
+/// `by session grant …`, `(headless: no one to ask)`, `(no answer in time)` …
+/// Rule files inside `workspace` are shown relative to it.
+pub fn who(d: &Decision, workspace: Option<&str>) -> String {
+    let mut s = match &d.by {
+        DecidedBy::Rule { rule, source } if source.contains("guardrail") => format!("by {rule}"),
+        DecidedBy::Rule { rule, source } => {
+            let short = workspace
+                .and_then(|w| source.strip_prefix(w))
+                .and_then(|s| s.strip_prefix('/'))
+                .unwrap_or(source);
+            format!("by rule {rule} ({short})")
+        }
+        DecidedBy::Grant { rule } => format!("by session grant {rule}"),
+        DecidedBy::User => "by you".into(),
+        DecidedBy::Headless => "(headless: no one to ask)".into(),
+        DecidedBy::ApproveAll => "by --approve-all".into(),
+        DecidedBy::Timeout => "(no answer in time)".into(),
+        DecidedBy::Cancelled => "by the agent".into(),
+        DecidedBy::Scope => "by the path scope".into(),
+        DecidedBy::InvalidArguments => "(invalid arguments)".into(),
+        DecidedBy::Shutdown => "(the supervisor shut down)".into(),
+        DecidedBy::ConfirmerFailed => "(the prompt failed)".into(),
+    };
+    if let Some(cmd) = &d.edited_command {
+        s.push_str(&format!(", edited to {cmd:?}"));
+    }
+    s
+}
+
+/// One session-level record.
+pub fn event_line(e: &SessionEvent, style: Style) -> String {
+    let text = match &e.event {
+        Some(AuditEvent::SessionStart {
+            session,
+            workspace,
+            version,
+            mode,
+            confirmer,
+            policy_mode,
+            ..
+        }) => format!(
+            "session {session} started on {workspace} (airlock {version}, {mode}, confirmer {confirmer}, mode {policy_mode})"
+        ),
+        Some(AuditEvent::SessionEnd { reason }) => format!("session ended: {reason}"),
+        Some(AuditEvent::AgentConnected { agent }) => {
+            format!("agent {} connected{}", agent.name, version(agent))
+        }
+        Some(AuditEvent::AgentDisconnected { agent }) => {
+            format!("agent {} disconnected", agent.name)
+        }
+        Some(AuditEvent::GrantAdded { grant }) => {
+            format!("you granted for this session: {}", grant.rule)
+        }
+        Some(AuditEvent::GrantRevoked { grant }) => {
+            format!("you revoked the session grant {}", grant.rule)
+        }
+        Some(AuditEvent::RuleSaved { action, rule, file }) => {
+            format!("you saved the rule {} {rule} to {file}", action.as_str())
+        }
+        Some(other) => generic(other),
+        None => format!("{} (a record type this airlock does not know)", e.kind),
+    };
+    format!(
+        "{}  {}",
+        style.paint(Paint::Dim, &local_time(e.at.ts)),
+        style.paint(Paint::Dim, &fit(&text, DETAIL_W, false))
+    )
+}
+
+fn version(a: &crate::supervisor::AgentInfo) -> String {
+    a.version
+        .as_deref()
+        .map(|v| format!(" ({v})"))
+        .unwrap_or_default()
+}
+
+/// `type: field=value, …` for events without a wording of their own.
+fn generic(e: &AuditEvent) -> String {
+    let Ok(Value::Object(map)) = serde_json::to_value(e) else {
+        return "?".into();
+    };
+    let kind = map
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .replace('_', " ");
+    let fields: Vec<String> = map
+        .iter()
+        .filter(|(k, _)| *k != "type")
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}={s:?}"),
+            Value::Object(o) if o.contains_key("name") => format!("{k}={}", o["name"]),
+            other => format!("{k}={other}"),
+        })
+        .collect();
+    format!("{kind}: {}", fields.join(", "))
+}

@@ -1,0 +1,136 @@
+//! Text for `airlock sessions` and `airlock log`: trails read through
+//! [`crate::audit::timeline`], written to any [`std::io::Write`] (the binary
+//! passes stdout). Nothing here prints by itself.
+
+pub mod cli;
+pub mod filter;
+mod follow;
+mod json;
+mod log;
+mod sessions;
+mod verify;
+
+pub use filter::{CallFilter, DecisionFilter, Tri, parse_since};
+pub use follow::{Follower, follow};
+pub use json::write_json;
+pub use log::{Format, LogOptions, LogSummary, call_line, event_line, who, write_log};
+pub use sessions::{SessionRow, session_rows, write_sessions, write_sessions_json};
+pub use verify::verify_text;
+
+use chrono::{DateTime, Local, Utc};
+
+/// How text is dressed: ANSI colours or plain.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Style {
+    /// Use ANSI colours.
+    pub color: bool,
+}
+
+/// ANSI colours used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Paint {
+    /// Times, ids, secondary text.
+    Dim,
+    /// Tool names.
+    Bold,
+    /// Approved, ok.
+    Green,
+    /// Denied, blocked, refused, error.
+    Red,
+    /// Timeout, cancelled, waiting.
+    Yellow,
+    /// Agents.
+    Cyan,
+}
+
+impl Style {
+    /// Colours on or off.
+    pub fn new(color: bool) -> Self {
+        Self { color }
+    }
+
+    /// `text` in `paint` (unchanged without colours).
+    pub fn paint(&self, paint: Paint, text: &str) -> String {
+        if !self.color || text.is_empty() {
+            return text.to_string();
+        }
+        let code = match paint {
+            Paint::Dim => "2",
+            Paint::Bold => "1",
+            Paint::Green => "32",
+            Paint::Red => "31",
+            Paint::Yellow => "33",
+            Paint::Cyan => "36",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+/// `ts` in local time, `HH:MM:SS`.
+pub fn local_time(ts: DateTime<Utc>) -> String {
+    ts.with_timezone(&Local).format("%H:%M:%S").to_string()
+}
+
+/// `ts` in local time, `YYYY-MM-DD HH:MM:SS`.
+pub fn local_datetime(ts: DateTime<Utc>) -> String {
+    ts.with_timezone(&Local)
+        .format("%Y-%m-%d %H:%M:%S")
+        .to_string()
+}
+
+/// `850 ms`, `2.4 s`, `3m05s`, `2h07m`.
+pub fn human_duration_ms(ms: u64) -> String {
+    match ms {
+        0..1_000 => format!("{ms} ms"),
+        1_000..60_000 => format!("{:.1} s", ms as f64 / 1000.0),
+        60_000..3_600_000 => format!("{}m{:02}s", ms / 60_000, (ms / 1000) % 60),
+        _ => format!("{}h{:02}m", ms / 3_600_000, (ms / 60_000) % 60),
+    }
+}
+
+/// At most `max` characters of `s` on one line (control characters
+/// shown as spaces), `…` when cut, padded to `max` when `pad`.
+pub fn fit(s: &str, max: usize, pad: bool) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    for ch in s.chars() {
+        if n == max {
+            out.pop();
+            out.push('…');
+            return out;
+        }
+        out.push(if ch.is_control() { ' ' } else { ch });
+        n += 1;
+    }
+    if pad {
+        out.extend(std::iter::repeat_n(' ', max - n));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_cuts_pads_and_flattens() {
+        assert_eq!(fit("abc", 5, true), "abc  ");
+        assert_eq!(fit("abcdef", 4, false), "abc…");
+        assert_eq!(fit("a\nb", 5, false), "a b");
+        assert_eq!(fit("ééééé", 5, false), "ééééé");
+    }
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(human_duration_ms(35), "35 ms");
+        assert_eq!(human_duration_ms(2_400), "2.4 s");
+        assert_eq!(human_duration_ms(185_000), "3m05s");
+        assert_eq!(human_duration_ms(7_620_000), "2h07m");
+    }
+
+    #[test]
+    fn paint_only_with_colour() {
+        assert_eq!(Style::new(false).paint(Paint::Red, "x"), "x");
+        assert_eq!(Style::new(true).paint(Paint::Red, "x"), "\x1b[31mx\x1b[0m");
+    }
+}
