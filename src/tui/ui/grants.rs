@@ -12,7 +12,15 @@ use crate::tui::calls::CallStatus;
 
 /// Draw the grants view with `selected` highlighted.
 pub fn draw(f: &mut Frame, app: &App, selected: usize) {
-    let area = super::layout::centred(f.area(), 80, 60, 60, 12);
+    let longest = app
+        .grants
+        .iter()
+        .map(|g| g.rule.chars().count())
+        .max()
+        .unwrap_or(0);
+    let w = (longest as u16 + 16).clamp(72, f.area().width);
+    let h = app.grants.len().max(2) as u16 + 2;
+    let area = super::layout::boxed(f.area(), w, h);
     f.render_widget(Clear, area);
     let block = Block::default().borders(Borders::ALL).title(Line::styled(
         " Session grants — d revokes, Esc closes ",
@@ -52,22 +60,14 @@ pub fn draw(f: &mut Frame, app: &App, selected: usize) {
 
 /// "Quit and deny the waiting calls?"
 pub fn draw_quit(f: &mut Frame, app: &App) {
-    let area = super::layout::centred(f.area(), 60, 30, 50, 7);
-    f.render_widget(Clear, area);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(Line::styled(" Quit airlock? ", theme::key()));
-    let inner = block.inner(area);
-    f.render_widget(block, area);
     let waiting = app.prompts.len();
     let running = app.calls.count(CallStatus::Running);
     let lines = vec![
         Line::raw(format!(
-            "{waiting} call(s) wait for your answer and {running} are running."
+            "{waiting} call(s) wait for your answer, {running} running."
         )),
-        Line::raw(
-            "Quitting denies the waiting calls (\"supervisor closed\") and stops the running ones.",
-        ),
+        Line::raw("Quitting denies the waiting calls (\"supervisor closed\")"),
+        Line::raw("and stops the running ones."),
         Line::raw(""),
         Line::from(vec![
             Span::styled("y", theme::key()),
@@ -77,6 +77,14 @@ pub fn draw_quit(f: &mut Frame, app: &App) {
         ])
         .style(Style::default().add_modifier(Modifier::BOLD)),
     ];
+    let w = lines.iter().map(Line::width).max().unwrap_or(0) as u16;
+    let area = super::layout::boxed(f.area(), w + 2, lines.len() as u16);
+    f.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Line::styled(" Quit airlock? ", theme::key()));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
     f.render_widget(
         Paragraph::new(wrap::wrap_all(lines, inner.width as usize)),
         inner,

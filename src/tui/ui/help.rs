@@ -10,13 +10,6 @@ use crate::tui::keymap::HELP;
 
 /// Draw the help overlay.
 pub fn draw(f: &mut Frame) {
-    let area = super::layout::centred(f.area(), 80, 90, 60, 20);
-    f.render_widget(Clear, area);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(Line::styled(" Keys — Esc closes ", theme::key()));
-    let inner = block.inner(area);
-    f.render_widget(block, area);
     let keys_w = HELP
         .iter()
         .flat_map(|(_, ks)| ks.iter().map(|(k, _)| k.chars().count()))
@@ -41,6 +34,14 @@ pub fn draw(f: &mut Frame) {
         "Keys pressed within 300 ms of a prompt appearing are ignored.",
         theme::dim(),
     ));
+    let w = lines.iter().map(Line::width).max().unwrap_or(0) as u16;
+    let area = super::layout::boxed(f.area(), w + 1, lines.len() as u16);
+    f.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Line::styled(" Keys — Esc closes ", theme::key()));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
     f.render_widget(
         Paragraph::new(wrap::wrap_all(lines, inner.width as usize)),
         inner,

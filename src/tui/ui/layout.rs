@@ -63,9 +63,24 @@ pub fn body(pane: Rect) -> Rect {
     }
 }
 
-/// The approval prompt's area: most of the screen, centred.
+/// The approval prompt's area: most of the screen, centred (all of its
+/// width on a narrow terminal).
 pub fn prompt(area: Rect) -> Rect {
-    centred(area, 92, 88, 60, 16)
+    let pw = if area.width < 100 { 100 } else { 92 };
+    centred(area, pw, 88, 60, 16)
+}
+
+/// A box for `w`×`h` cells of content plus its border, centred, no larger
+/// than `area`.
+pub fn boxed(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.saturating_add(2).min(area.width);
+    let h = h.saturating_add(2).min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
 }
 
 /// An overlay of `pw`×`ph` percent, at least `min_w`×`min_h` cells.

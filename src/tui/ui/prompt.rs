@@ -108,10 +108,7 @@ fn text_body(app: &App, p: &PendingPrompt, width: usize) -> Option<Vec<Line<'sta
         lines.push(Line::from(vec![
             label("cwd"),
             Span::raw(app.header.workspace.display().to_string()),
-            Span::styled(
-                " (where the agent's shell started; a cd persists)",
-                theme::dim(),
-            ),
+            Span::styled(" (where the shell started; a cd persists)", theme::dim()),
         ]));
     } else {
         lines.push(Line::from(vec![
