@@ -79,10 +79,7 @@ pub const HELP: &[(&str, &[(&str, &str)])] = &[
         "Approval prompt",
         &[
             ("y", "approve once"),
-            (
-                "s",
-                "approve for this session: exact command, prefix or file",
-            ),
+            ("s", "approve for this session (command, prefix or file)"),
             ("a", "always: save an allow rule to .airlock.toml"),
             ("e", "edit the bash command, then approve it"),
             ("n", "deny, then type an optional reason for the agent"),
