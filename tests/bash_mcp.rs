@@ -125,4 +125,28 @@ async fn shells_end_when_the_server_ends() {
         libc::kill(server, libc::SIGKILL);
     }
     mcp_support::wait_for("the orphaned shell to exit", 5, || !alive(shell)).await;
+
+    // Its private directory was left behind; the next shell anyone starts
+    // sweeps it away.
+    let left = || {
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(&format!("airlock-bash-{server}-"))
+            })
+    };
+    assert!(left());
+    let mut cmd = ws.serve_stdio();
+    cmd.arg("--approve-all");
+    let client = NamedClient("bash-sweep")
+        .serve(TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap();
+    let r = call(&client, json!({"command": "true"})).await;
+    assert_eq!(r.is_error, Some(false));
+    assert!(!left(), "stale directory not swept");
+    client.cancel().await.unwrap();
 }

@@ -17,13 +17,21 @@ pub struct PrivateDir {
     path: PathBuf,
 }
 
+/// Prefix of our directories' names; the pid of the supervisor follows.
+const DIR_PREFIX: &str = "airlock-bash-";
+
 impl PrivateDir {
     /// Create a fresh one (a name that exists already is never reused).
+    /// Directories left behind by supervisors that were killed are removed
+    /// first.
     pub fn create() -> io::Result<Self> {
         let base = std::env::temp_dir();
+        sweep_stale(&base);
+        let me = std::process::id();
         let mut last = None;
         for _ in 0..16 {
-            let path = base.join(format!("airlock-bash-{:016x}", rand::random::<u64>()));
+            let name = format!("{DIR_PREFIX}{me}-{:016x}", rand::random::<u64>());
+            let path = base.join(name);
             match std::fs::DirBuilder::new().mode(0o700).create(&path) {
                 Ok(()) => return Ok(Self { path }),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
@@ -44,6 +52,37 @@ impl PrivateDir {
             .open(&path)?;
         f.write_all(text.as_bytes())?;
         Ok(path)
+    }
+}
+
+/// Remove our directories whose supervisor process is gone (it was killed
+/// before it could clean up). A directory of a live process is never
+/// touched; one of another user is never touched.
+fn sweep_stale(base: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(DIR_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let ours = std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_dir() && m.uid() == uid);
+        let gone = i32::try_from(pid)
+            .ok()
+            .and_then(super::procs::stat)
+            .is_none_or(|p| p.state == 'Z' || p.state == 'X');
+        if ours && gone {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
     }
 }
 
@@ -244,5 +283,46 @@ pub fn decode_status(raw: i32) -> (i32, Option<i32>) {
         (128 + sig, Some(sig))
     } else {
         (libc::WEXITSTATUS(raw), None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_directories_of_dead_supervisors_are_swept() {
+        let base = std::env::temp_dir().join(format!("airlock-sweep-{:x}", rand::random::<u64>()));
+        std::fs::create_dir(&base).unwrap();
+        // pid_max is at most 2^22: this pid cannot exist.
+        let dead = base.join(format!("{DIR_PREFIX}99999999-0123456789abcdef"));
+        let live = base.join(format!(
+            "{DIR_PREFIX}{}-0123456789abcdef",
+            std::process::id()
+        ));
+        let other = base.join("unrelated-99999999");
+        for d in [&dead, &live, &other] {
+            std::fs::create_dir(d).unwrap();
+        }
+        std::fs::write(dead.join("c1"), "left over").unwrap();
+        sweep_stale(&base);
+        assert!(!dead.exists());
+        assert!(live.exists());
+        assert!(other.exists());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn private_dir_is_0700_and_removed_on_drop() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = PrivateDir::create().unwrap();
+        let path = d.path.clone();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        let f = d.write_new("c1", "echo hi").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "echo hi");
+        assert!(d.write_new("c1", "again").is_err(), "never overwrites");
+        drop(d);
+        assert!(!path.exists());
     }
 }
