@@ -224,6 +224,49 @@ async fn exit_restart_and_cancel() {
         out.text
     );
     assert!(gone_within(pid, Duration::from_secs(2)));
+    let finished: Vec<&str> = f
+        .audit()
+        .lines()
+        .filter(|l| l.contains("\"type\":\"call_finished\""))
+        .map(|l| {
+            if l.contains("\"status\":\"cancelled\"") {
+                "cancelled"
+            } else {
+                "other"
+            }
+        })
+        .collect();
+    assert_eq!(
+        finished.last(),
+        Some(&"cancelled"),
+        "a cancelled command is audited as cancelled"
+    );
+}
+
+#[tokio::test]
+async fn large_output_keeps_head_tail_and_exit_code_through_the_pipeline() {
+    let f = fixture("");
+    let a = f.agent("a");
+    // ~590 KB: above bash.max_output_bytes (256 KiB), far above the
+    // read-only tools' 32 KiB limit that must not apply to bash.
+    let out = f.bash(&a, json!({"command": "seq 100000"})).await;
+    assert!(!out.is_error, "{}", &out.text[out.text.len() - 200..]);
+    assert!(out.text.starts_with("1\n2\n3\n"));
+    assert!(
+        out.text.ends_with("99999\n100000\nexit code: 0"),
+        "{}",
+        &out.text[out.text.len() - 100..]
+    );
+    assert!(
+        out.text.len() > 200_000 && out.text.len() < 270_000,
+        "{}",
+        out.text.len()
+    );
+    assert!(
+        out.text.contains("bytes"),
+        "the marker says how much was left out"
+    );
+    assert!(out.truncated);
 }
 
 #[tokio::test]

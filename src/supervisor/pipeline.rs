@@ -382,13 +382,23 @@ impl Supervisor {
             // Write and exec tools own their timeouts and must not be abandoned
             // half-way; they watch the cancellation token themselves.
             let out = run.await;
-            let s = if out.is_error { "error" } else { "ok" };
+            let s = if cancel.is_cancelled() || self.shutdown.is_cancelled() {
+                "cancelled"
+            } else if out.is_error {
+                "error"
+            } else {
+                "ok"
+            };
             (out, s)
         };
         if let Some((proposed, ran)) = edit {
             say_what_ran(&mut out, &proposed, &ran);
         }
-        cap_output(&mut out, self.limits.max_output_bytes.max(1024));
+        if kind == ToolKind::Read {
+            // A safety net; bash caps its own output (head and tail kept) at
+            // bash.max_output_bytes, which is larger.
+            cap_output(&mut out, self.limits.max_output_bytes.max(1024));
+        }
         self.finish(id, status, &out, started, info.proposal.as_deref());
         Ok(out)
     }
