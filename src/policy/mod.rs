@@ -7,7 +7,6 @@
 
 use serde::{Deserialize, Serialize};
 
-
 mod engine;
 pub mod grants;
 pub mod guardrails;
