@@ -78,11 +78,11 @@ pub fn local_datetime(ts: DateTime<Utc>) -> String {
         .to_string()
 }
 
-/// `850 ms`, `2.4 s`, `3m05s`, `2h07m`.
+/// `850ms`, `2.4s`, `3m05s`, `2h07m`.
 pub fn human_duration_ms(ms: u64) -> String {
     match ms {
-        0..1_000 => format!("{ms} ms"),
-        1_000..60_000 => format!("{:.1} s", ms as f64 / 1000.0),
+        0..1_000 => format!("{ms}ms"),
+        1_000..60_000 => format!("{:.1}s", ms as f64 / 1000.0),
         60_000..3_600_000 => format!("{}m{:02}s", ms / 60_000, (ms / 1000) % 60),
         _ => format!("{}h{:02}m", ms / 3_600_000, (ms / 60_000) % 60),
     }
@@ -122,8 +122,8 @@ mod tests {
 
     #[test]
     fn durations_read_well() {
-        assert_eq!(human_duration_ms(35), "35 ms");
-        assert_eq!(human_duration_ms(2_400), "2.4 s");
+        assert_eq!(human_duration_ms(35), "35ms");
+        assert_eq!(human_duration_ms(2_400), "2.4s");
         assert_eq!(human_duration_ms(185_000), "3m05s");
         assert_eq!(human_duration_ms(7_620_000), "2h07m");
     }

@@ -1,0 +1,175 @@
+//! SIGKILL `airlock serve --stdio --approve-all` in the middle of a
+//! 1,000-call run of reads and bash commands: every call the agent got an
+//! answer for has its request, decision and result in the trail, every
+//! decision in the trail follows its request, and the chain verifies up to
+//! the last complete line. The readers take the trail as it was left.
+
+mod log_support;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use airlock::audit::Timeline;
+use log_support::*;
+use serde_json::{Value, json};
+
+const CALLS: u64 = 1000;
+const KILL_AFTER: usize = 400;
+
+/// What call `i` asks for: every third one is a bash command.
+fn request(i: u64) -> (String, Value) {
+    if i % 3 == 0 {
+        (
+            "bash".into(),
+            json!({ "command": format!("true # call {i}") }),
+        )
+    } else {
+        ("read_file".into(), json!({ "path": format!("f{i}.txt") }))
+    }
+}
+
+/// The marker that finds call `i` in the trail.
+fn marker(i: u64) -> String {
+    if i % 3 == 0 {
+        format!("true # call {i}")
+    } else {
+        format!("f{i}.txt")
+    }
+}
+
+#[test]
+fn sigkill_mid_run_of_1000_calls_loses_no_decision() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    for i in 1..=CALLS {
+        std::fs::write(ws.join(format!("f{i}.txt")), format!("file {i}\n")).unwrap();
+    }
+    let data = dir.path().join("data");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_airlock"))
+        .env("AIRLOCK_NO_USER_CONFIG", "1")
+        .args(["serve", "--stdio", "--approve-all", "--workspace"])
+        .arg(&ws)
+        .arg("--data-dir")
+        .arg(&data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut answers = BufReader::new(child.stdout.take().unwrap());
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"crash-1000","version":"1"}}});
+    writeln!(stdin, "{init}").unwrap();
+    let mut line = String::new();
+    answers.read_line(&mut line).unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"})
+    )
+    .unwrap();
+
+    let writer = std::thread::spawn(move || {
+        for i in 1..=CALLS {
+            let (name, arguments) = request(i);
+            let req = json!({"jsonrpc":"2.0","id":i,"method":"tools/call",
+                "params":{"name":name,"arguments":arguments}});
+            if writeln!(stdin, "{req}").is_err() {
+                break;
+            }
+        }
+    });
+    let mut answered = Vec::new();
+    while answered.len() < KILL_AFTER {
+        line.clear();
+        if answers.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if let Some(id) = v.get("id").and_then(Value::as_u64) {
+            let result = &v["result"];
+            assert_eq!(result["isError"], false, "call {id} failed: {v}");
+            answered.push(id);
+        }
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let _ = writer.join();
+    assert_eq!(answered.len(), KILL_AFTER);
+    assert!(
+        answered.iter().any(|i| i % 3 == 0),
+        "bash calls were answered"
+    );
+
+    let trail = airlock::audit::list_trails(&airlock::dirs::audit_dir(&data)).unwrap()[0]
+        .path
+        .clone();
+    let report = airlock::audit::verify_file(&trail).unwrap();
+    let text = std::fs::read_to_string(&trail).unwrap();
+    let total_lines = text.split_inclusive('\n').count();
+    match &report.error {
+        None => assert_eq!(report.verified, total_lines),
+        Some(e) => {
+            assert!(report.torn_tail, "chain broken: {report:?}");
+            assert_eq!(
+                (e.line, report.verified + 1),
+                (total_lines, total_lines),
+                "only the last line may be torn"
+            );
+        }
+    }
+
+    // The verified lines, read as a timeline.
+    let t = Timeline::load(&trail).unwrap();
+    assert!(t.problems.is_empty(), "{:?}", t.problems);
+    assert_eq!(t.torn_tail.is_some(), report.torn_tail);
+    assert_eq!(t.records, report.verified);
+    assert!(t.ended.is_none(), "killed, not ended");
+    let by_marker: HashMap<String, &airlock::audit::CallEntry> = t
+        .calls
+        .iter()
+        .map(|c| {
+            let m = c.call.args["path"]
+                .as_str()
+                .or(c.call.args["command"].as_str())
+                .unwrap();
+            (m.to_string(), c)
+        })
+        .collect();
+    for id in &answered {
+        let c = by_marker
+            .get(&marker(*id))
+            .unwrap_or_else(|| panic!("answered call {id} is not in the trail"));
+        let d = c
+            .decided
+            .as_ref()
+            .unwrap_or_else(|| panic!("answered call {id} has no decision"));
+        assert!(d.decision.approved);
+        assert!(d.at.seq > c.requested.seq);
+        let f = c
+            .finished
+            .as_ref()
+            .unwrap_or_else(|| panic!("answered call {id} has no result"));
+        assert_eq!(f.status, "ok", "call {id}");
+        assert!(f.at.seq > d.at.seq);
+    }
+    // No call ran without a decision on disk first: a result always
+    // follows a decision.
+    assert!(
+        t.calls
+            .iter()
+            .all(|c| c.finished.is_none() || c.decided.is_some())
+    );
+
+    // The commands see the same.
+    let o = airlock(&data, &["log", "--verify"]);
+    assert_eq!(o.status.success(), !report.torn_tail, "{}", stderr(&o));
+    let o = airlock(&data, &["log", "--json"]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).lines().count(), report.verified);
+    let o = airlock(&data, &["sessions"]);
+    assert!(stdout(&o).contains("no session_end"), "{}", stdout(&o));
+}
