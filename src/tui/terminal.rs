@@ -13,7 +13,7 @@ use crossterm::event::{
 };
 use crossterm::execute;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -48,11 +48,13 @@ pub fn enter() -> io::Result<(Term, Guard)> {
     execute!(
         out,
         EnterAlternateScreen,
+        Clear(ClearType::All),
         EnableMouseCapture,
         EnableBracketedPaste
     )?;
-    let mut term = Terminal::new(CrosstermBackend::new(out))?;
-    term.clear()?;
+    // Not `Terminal::clear`: it asks the terminal where the cursor is, and
+    // a terminal that does not answer would stall the start for seconds.
+    let term = Terminal::new(CrosstermBackend::new(out))?;
     Ok((term, guard))
 }
 

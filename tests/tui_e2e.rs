@@ -1,0 +1,291 @@
+//! The real `airlock` binary with its TUI in a pseudo-terminal, an MCP
+//! client connected through `airlock connect`, and keys typed into the
+//! terminal: `y` runs the command, `n` + a reason denies it with the
+//! reason, `e` + an edit runs the edited command, `q` asks, then denies
+//! what waits. The audit trail records each decision with `by: user`.
+
+mod mcp_support;
+
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_support::{NamedClient, Ws, args, of_type, read_audit, wait_for};
+use portable_pty::{CommandBuilder, PtySize};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+type Client = Arc<RunningService<RoleClient, NamedClient>>;
+
+/// `airlock` running in a PTY, and everything it wrote.
+struct Tui {
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    writer: Box<dyn Write + Send>,
+    output: Arc<Mutex<Vec<u8>>>,
+    seen: usize,
+    _master: Box<dyn portable_pty::MasterPty + Send>,
+}
+
+impl Tui {
+    fn start(ws: &Ws) -> Tui {
+        let pair = portable_pty::native_pty_system()
+            .openpty(PtySize {
+                rows: 40,
+                cols: 120,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_airlock"));
+        cmd.arg("--workspace");
+        cmd.arg(&ws.root);
+        cmd.arg("--data-dir");
+        cmd.arg(&ws.data);
+        cmd.env("AIRLOCK_NO_USER_CONFIG", "1");
+        cmd.env("AIRLOCK_RUNTIME_DIR", &ws.runtime);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env_remove("AIRLOCK_SOCKET");
+        cmd.env_remove("AIRLOCK_DATA_DIR");
+        cmd.cwd(&ws.root);
+        let child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = pair.master.take_writer().unwrap();
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let out = output.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                out.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Tui {
+            child,
+            writer,
+            output,
+            seen: 0,
+            _master: pair.master,
+        }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.output.lock().unwrap()).into_owned()
+    }
+
+    /// Wait until `needle` appears in what was written since the last
+    /// match.
+    async fn wait_for_new(&mut self, needle: &str) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            {
+                let out = self.output.lock().unwrap();
+                let hay = String::from_utf8_lossy(&out[self.seen.min(out.len())..]).into_owned();
+                if let Some(i) = hay.find(needle) {
+                    self.seen += hay[..i + needle.len()].len();
+                    return;
+                }
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "timed out waiting for {needle:?} on the screen; output so far:\n{}",
+                self.text()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    fn keys(&mut self, s: &str) {
+        self.writer.write_all(s.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Type into a prompt once it is on screen and past its key guard.
+    async fn answer(&mut self, keys: &str) {
+        self.wait_for_new("Approve?").await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        self.keys(keys);
+    }
+}
+
+async fn connect(ws: &Ws) -> Client {
+    let mut cmd = ws.command();
+    cmd.arg("connect").current_dir(&ws.root);
+    let transport = TokioChildProcess::new(cmd).unwrap();
+    let client = tokio::time::timeout(
+        Duration::from_secs(30),
+        NamedClient("e2e-agent").serve(transport),
+    )
+    .await
+    .expect("the session starts")
+    .unwrap();
+    Arc::new(client)
+}
+
+fn bash(client: &Client, command: &str) -> tokio::task::JoinHandle<CallToolResult> {
+    let client = client.clone();
+    let params = CallToolRequestParams::new("bash")
+        .with_arguments(args(json!({ "command": command, "description": "e2e" })));
+    tokio::spawn(async move { client.call_tool(params).await.unwrap() })
+}
+
+async fn result(call: tokio::task::JoinHandle<CallToolResult>) -> (bool, String) {
+    let r = tokio::time::timeout(Duration::from_secs(30), call)
+        .await
+        .expect("the call is answered")
+        .unwrap();
+    let text = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect();
+    (r.is_error.unwrap_or(false), text)
+}
+
+fn decision_for(records: &[Value], command: &str) -> Value {
+    let id = of_type(records, "call_requested")
+        .into_iter()
+        .find(|r| r["call"]["args"]["command"] == command)
+        .unwrap_or_else(|| panic!("no request for {command}"))["call"]["id"]
+        .clone();
+    of_type(records, "call_decided")
+        .into_iter()
+        .find(|r| r["call_id"] == id)
+        .unwrap_or_else(|| panic!("no decision for {command}"))
+        .clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_in_the_terminal_answer_the_agent() {
+    let ws = Ws::new();
+    let mut tui = Tui::start(&ws);
+    tui.wait_for_new("No calls yet").await;
+    let client = connect(&ws).await;
+
+    // y: the command runs and the agent gets its output.
+    let call = bash(&client, "echo approved-$((40 + 2))");
+    tui.answer("y").await;
+    let (is_error, text) = result(call).await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("approved-42"), "{text}");
+
+    // n + a reason: the agent gets an error with the reason.
+    let call = bash(&client, "touch never-created");
+    tui.answer("n").await;
+    tui.keys("not on a friday\r");
+    let (is_error, text) = result(call).await;
+    assert!(is_error, "{text}");
+    assert!(
+        text.contains("denied by the user: not on a friday"),
+        "{text}"
+    );
+    assert!(!ws.root.join("never-created").exists());
+
+    // e + an edit: the edited command runs and the result says so.
+    let call = bash(&client, "echo original-command");
+    tui.answer("e").await;
+    tui.keys("\x15echo edited-$((6 * 7))\r");
+    let (is_error, text) = result(call).await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("proposed: echo original-command"), "{text}");
+    assert!(text.contains("ran: echo edited-$((6 * 7))"), "{text}");
+    assert!(text.contains("edited-42"), "{text}");
+    assert!(!text.contains("original-command\nexit"), "{text}");
+
+    // q with a call waiting: asks, then denies it ("supervisor closed").
+    let call = bash(&client, "echo left-waiting");
+    tui.answer("q").await;
+    tui.wait_for_new("Quit airlock?").await;
+    tui.keys("y");
+    let (is_error, text) = result(call).await;
+    assert!(is_error, "{text}");
+    assert!(text.contains("supervisor closed"), "{text}");
+
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = tui.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "airlock exits after q"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status:?}");
+    wait_for("the terminal is given back", 10, || {
+        let t = tui.text();
+        t.contains("\x1b[?1049l") && t.contains("the user quit; audit trail:")
+    })
+    .await;
+
+    let records = read_audit(&ws.audit_files()[0]);
+    let y = decision_for(&records, "echo approved-$((40 + 2))");
+    assert_eq!(
+        (y["approved"].clone(), y["by"].clone()),
+        (json!(true), json!("user"))
+    );
+    let n = decision_for(&records, "touch never-created");
+    assert_eq!(
+        (n["approved"].clone(), n["by"].clone()),
+        (json!(false), json!("user"))
+    );
+    assert_eq!(n["reason"], "not on a friday");
+    let e = decision_for(&records, "echo original-command");
+    assert_eq!(
+        (e["approved"].clone(), e["by"].clone()),
+        (json!(true), json!("user"))
+    );
+    assert_eq!(e["edited_command"], "echo edited-$((6 * 7))");
+    let q = decision_for(&records, "echo left-waiting");
+    assert_eq!(
+        (q["approved"].clone(), q["by"].clone()),
+        (json!(false), json!("shutdown"))
+    );
+    let end = of_type(&records, "session_end");
+    assert_eq!(end.len(), 1);
+    assert_eq!(end[0]["reason"], "the user quit");
+    assert_eq!(of_type(&records, "session_start")[0]["confirmer"], "tui");
+    assert!(
+        airlock::audit::verify_file(&ws.audit_files()[0])
+            .unwrap()
+            .is_ok()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_gives_the_terminal_back() {
+    let ws = Ws::new();
+    let mut tui = Tui::start(&ws);
+    tui.wait_for_new("No calls yet").await;
+    let pid = tui.child.process_id().unwrap() as i32;
+    // SAFETY: sending a signal to our own child.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = tui.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "airlock exits on SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status:?}");
+    wait_for("the terminal is given back", 10, || {
+        let t = tui.text();
+        t.contains("\x1b[?1049l") && t.contains("\x1b[?1000l") && t.contains("audit trail:")
+    })
+    .await;
+    let records = read_audit(&ws.audit_files()[0]);
+    assert_eq!(
+        of_type(&records, "session_end")[0]["reason"],
+        "signal SIGTERM"
+    );
+}
