@@ -164,7 +164,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
             let ok = airlock::report::cli::log_command(&args, &data, &mut out, &mut err, tty)?;
-            Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(ExitCode::from(u8::from(!ok)))
         }
         None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
             let opts = session_options(cli.workspace, &cli.global, "supervisor")?;

@@ -19,7 +19,7 @@ const KILL_AFTER: usize = 400;
 
 /// What call `i` asks for: every third one is a bash command.
 fn request(i: u64) -> (String, Value) {
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         (
             "bash".into(),
             json!({ "command": format!("true # call {i}") }),
@@ -31,7 +31,7 @@ fn request(i: u64) -> (String, Value) {
 
 /// The marker that finds call `i` in the trail.
 fn marker(i: u64) -> String {
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         format!("true # call {i}")
     } else {
         format!("f{i}.txt")
@@ -100,7 +100,7 @@ fn sigkill_mid_run_of_1000_calls_loses_no_decision() {
     let _ = writer.join();
     assert_eq!(answered.len(), KILL_AFTER);
     assert!(
-        answered.iter().any(|i| i % 3 == 0),
+        answered.iter().any(|i| i.is_multiple_of(3)),
         "bash calls were answered"
     );
 
