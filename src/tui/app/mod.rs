@@ -186,19 +186,14 @@ impl App {
     }
 
     /// How soon the screen must be redrawn without any event: a spinner
-    /// while a call runs, a countdown or key guard while a prompt waits, a
-    /// notice to expire. `None`: nothing moves, wait for events.
+    /// while a call runs, a countdown while a prompt waits, a notice to
+    /// expire. `None`: nothing moves, wait for events.
     pub fn tick_interval(&self) -> Option<Duration> {
         if self.calls.count(super::calls::CallStatus::Running) > 0 {
             return Some(Duration::from_millis(100));
         }
-        if !self.prompts.is_empty() {
-            if self.now < self.prompts.shown_at + KEY_GUARD {
-                return Some(Duration::from_millis(100));
-            }
-            if self.approval_timeout.is_some() {
-                return Some(Duration::from_millis(500));
-            }
+        if !self.prompts.is_empty() && self.approval_timeout.is_some() {
+            return Some(Duration::from_millis(500));
         }
         self.notice.is_some().then_some(Duration::from_secs(1))
     }
