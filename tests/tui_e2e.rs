@@ -174,7 +174,10 @@ async fn keys_in_the_terminal_answer_the_agent() {
     assert!(!is_error, "{text}");
     assert!(text.contains("approved-42"), "{text}");
     let out = tui.text();
-    assert!(out.contains("\x07\x1b]9;airlock: e2e-agent wants to run bash"), "bell and OSC 9");
+    assert!(
+        out.contains("\x07\x1b]9;airlock: e2e-agent wants to run bash"),
+        "bell and OSC 9"
+    );
 
     // n + a reason: the agent gets an error with the reason.
     let call = bash(&client, "touch never-created");
