@@ -517,3 +517,97 @@ impl Timeline {
         Some(end - start)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(seq: u64, ts: &str, body: &str) -> String {
+        format!("{{\"v\":1,\"seq\":{seq},\"ts\":\"2026-01-01T00:00:{ts}Z\",{body}}}")
+    }
+
+    fn timeline(lines: &[String]) -> Timeline {
+        let mut t = Timeline::default();
+        for (i, l) in lines.iter().enumerate() {
+            t.push_line(i + 1, l.as_bytes());
+        }
+        t
+    }
+
+    const AGENT: &str = r#""agent":{"id":1,"name":"a"}"#;
+
+    fn requested(seq: u64, id: u64) -> String {
+        let call = format!(
+            r#""type":"call_requested","call":{{"id":{id},{AGENT},"tool":"bash","args":{{}},"summary":"s{id}","received_at":"2026-01-01T00:00:00Z"}}"#
+        );
+        line(seq, "01", &call)
+    }
+
+    #[test]
+    fn records_join_into_calls_in_trail_order() {
+        let t = timeline(&[
+            line(0, "00", &format!(r#""type":"agent_connected",{AGENT}"#)),
+            requested(1, 1),
+            requested(2, 2),
+            line(
+                3,
+                "02",
+                r#""type":"call_decided","call_id":2,"approved":false,"by":"timeout""#,
+            ),
+            line(
+                4,
+                "03",
+                r#""type":"call_decided","call_id":1,"approved":true,"by":"user""#,
+            ),
+            line(
+                5,
+                "04",
+                r#""type":"call_finished","call_id":1,"status":"error","duration_ms":3,"is_error":true,"truncated":false,"output_bytes":1,"output_sha256":"","excerpt":"x""#,
+            ),
+            line(6, "05", r#""type":"call_paused","call_id":1"#),
+            line(
+                7,
+                "06",
+                r#""type":"call_decided","call_id":9,"approved":true,"by":"user""#,
+            ),
+            "garbage".into(),
+            line(9, "07", r#""type":"session_end","reason":"done""#),
+        ]);
+        assert_eq!(t.records, 9);
+        assert_eq!(t.calls.len(), 2);
+        assert_eq!(t.calls[0].class(), DecisionClass::User);
+        assert!(t.calls[0].failed());
+        assert_eq!(t.calls[1].class(), DecisionClass::Timeout);
+        assert_eq!(t.calls[1].status(), "timeout");
+        assert_eq!(t.agents.len(), 1);
+        assert!(t.agents[0].connected.is_some());
+        let lines: Vec<usize> = t.problems.iter().map(|p| p.line).collect();
+        assert_eq!(
+            lines,
+            [8, 9],
+            "orphan decision and garbage: {:?}",
+            t.problems
+        );
+        let order: Vec<String> = t
+            .entries()
+            .map(|e| match e {
+                Entry::Call(c) => format!("#{}", c.call.id),
+                Entry::Event(e) => e.kind.clone(),
+            })
+            .collect();
+        assert_eq!(order, ["agent_connected", "#1", "#2", "session_end"]);
+        let c = t.counts();
+        assert_eq!((c.calls, c.user, c.unanswered, c.errors), (2, 1, 1, 1));
+        assert_eq!(t.ended.as_ref().map(|e| e.1.as_str()), Some("done"));
+        assert_eq!(t.duration(), Some(chrono::Duration::seconds(7)));
+    }
+
+    #[test]
+    fn unknown_session_records_are_kept_as_events() {
+        let t = timeline(&[line(0, "00", r#""type":"weather","sky":"grey""#)]);
+        assert_eq!(t.events.len(), 1);
+        assert_eq!(t.events[0].kind, "weather");
+        assert!(t.events[0].event.is_none());
+        assert!(t.problems.is_empty());
+    }
+}
