@@ -13,6 +13,15 @@ use crate::audit::reader::{LineProblem, parse_record};
 use crate::audit::timeline::Timeline;
 use crate::supervisor::CallId;
 
+/// Just enough of a record to tell one from other JSON.
+#[derive(serde::Deserialize)]
+struct MinimalRecord {
+    #[serde(rename = "seq")]
+    _seq: u64,
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+}
+
 /// Split `bytes` into `(line number, line without newline)`; the bytes
 /// after the last newline are returned apart.
 fn lines(bytes: &[u8]) -> (Vec<(usize, &[u8])>, &[u8]) {
@@ -50,7 +59,7 @@ pub fn write_json(
             if blank(line) {
                 continue;
             }
-            match serde_json::from_slice::<IgnoredAny>(line) {
+            match serde_json::from_slice::<MinimalRecord>(line) {
                 Ok(_) => {
                     out.write_all(line)?;
                     out.write_all(b"\n")?;
@@ -58,7 +67,7 @@ pub fn write_json(
                 }
                 Err(e) => summary.problems.push(LineProblem {
                     line: n,
-                    message: format!("not JSON: {e}"),
+                    message: format!("not an audit record: {e}"),
                 }),
             }
         }
