@@ -136,6 +136,15 @@ impl AuditLog {
         Ok(seq)
     }
 
+    /// Flush the data to stable storage (`fdatasync`): used before a write
+    /// or a command runs, so its decision survives a power loss too.
+    pub fn sync_data(&self) -> Result<(), AuditError> {
+        let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.file
+            .sync_data()
+            .map_err(|source| AuditError::Io { path: self.path.clone(), source })
+    }
+
     /// Flush to stable storage (`fsync`); used at session end.
     pub fn sync(&self) -> Result<(), AuditError> {
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());

@@ -331,6 +331,11 @@ impl Supervisor {
             call_id: id,
             decision: decision.clone(),
         })?;
+        if decision.approved && kind != ToolKind::Read {
+            // Before anything changes: the decision must survive a crash of
+            // the machine, not only of airlock (read-only calls skip this).
+            self.audit.sync_data()?;
+        }
         self.events.emit(Event::CallDecided {
             id,
             decision: decision.clone(),
