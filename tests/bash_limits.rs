@@ -215,5 +215,10 @@ async fn dropping_a_shell_ends_it_and_its_jobs() {
     while open_fds() > fds && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(open_fds() <= fds, "fds: {fds} -> {}: {:?}", open_fds(), fd_list());
+    assert!(
+        open_fds() <= fds,
+        "fds: {fds} -> {}: {:?}",
+        open_fds(),
+        fd_list()
+    );
 }
