@@ -216,5 +216,9 @@ fn a_line_that_is_not_a_record_is_skipped_and_reported() {
     );
     let o = airlock(dir.path(), &["log", "--json"]);
     assert_eq!(records(&stdout(&o)).len(), 11);
-    assert!(stderr(&o).contains("line 3: not an audit record"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("line 3: not an audit record"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -140,9 +140,10 @@ impl AuditLog {
     /// or a command runs, so its decision survives a power loss too.
     pub fn sync_data(&self) -> Result<(), AuditError> {
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        st.file
-            .sync_data()
-            .map_err(|source| AuditError::Io { path: self.path.clone(), source })
+        st.file.sync_data().map_err(|source| AuditError::Io {
+            path: self.path.clone(),
+            source,
+        })
     }
 
     /// Flush to stable storage (`fsync`); used at session end.
