@@ -182,8 +182,13 @@ fn decision(row: &CallRow, out: &mut Vec<Line<'static>>) {
             };
             out.push(Line::styled(describe(d), style));
             if let Some(e) = &d.edited_command {
+                let label = if d.approved {
+                    "edited by you; runs instead: "
+                } else {
+                    "your edit, not run: "
+                };
                 out.push(Line::from(vec![
-                    Span::styled("edited by you; runs: ", theme::dim()),
+                    Span::styled(label, theme::dim()),
                     Span::raw(e.clone()),
                 ]));
             }
