@@ -287,7 +287,7 @@ impl Supervisor {
         let invocation = match prepared {
             Ok(inv) => inv,
             Err(e) => {
-                info.summary = format!("{} (refused)", tool_name);
+                info.summary = format!("{} (refused)", short_call(tool_name, &info.args));
                 let by = match e {
                     ToolError::Scope(_) => DecidedBy::Scope,
                     ToolError::InvalidArguments { .. } => DecidedBy::InvalidArguments,
@@ -640,6 +640,23 @@ fn cap_output(out: &mut ToolOutput, max: usize) {
     out.text.truncate(cut);
     out.text.push_str("\n[truncated: output limit reached]");
     out.truncated = true;
+}
+
+/// A one-line description of a call that could not be prepared, from its
+/// raw arguments: `cat .env`, `bash rm -rf /`, `grep {"pattern":…}`.
+fn short_call(tool: &str, args: &Value) -> String {
+    let first = ["path", "command", "path_a", "pattern"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str));
+    let detail = match first {
+        Some(s) => s.lines().next().unwrap_or_default().to_string(),
+        None => match args.as_object() {
+            Some(o) if o.is_empty() => String::new(),
+            _ => args.to_string(),
+        },
+    };
+    let detail: String = detail.chars().filter(|c| !c.is_control()).collect();
+    excerpt(format!("{tool} {detail}").trim(), 120)
 }
 
 /// The message the agent gets for a call that was not run.
