@@ -13,6 +13,7 @@ pub mod dirs;
 pub mod mcp;
 pub mod policy;
 pub mod report;
+pub mod sandbox;
 pub mod scope;
 pub mod session;
 pub mod supervisor;

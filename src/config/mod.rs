@@ -64,6 +64,8 @@ pub struct Config {
     pub scope: ScopeConfig,
     /// The bash tool.
     pub bash: BashConfig,
+    /// The kernel sandbox around the bash tool's shells.
+    pub sandbox: crate::sandbox::SandboxConfig,
 }
 
 /// `[tools]`

@@ -1,0 +1,309 @@
+//! What the forked shell does to itself before `exec`: a list of steps
+//! prepared in the supervisor (every string, descriptor and buffer made
+//! beforehand) and applied in the child with async-signal-safe system
+//! calls only: no allocation, no locks.
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::PathBuf;
+
+use super::landlock::Ruleset;
+
+const OPEN_TREE_CLONE: libc::c_uint = 1;
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
+
+/// Where a hidden file's mount points: a path that cannot exist (its
+/// parent is not writable inside the sandbox), so the file reads as absent.
+pub const HIDDEN_TARGET: &str = "/.airlock-sandbox-hidden/absent";
+
+/// One thing the child does.
+#[derive(Debug)]
+pub enum Step {
+    /// `unshare(flags)`; `what` names the namespace for messages.
+    Unshare {
+        /// `CLONE_NEW*`.
+        flags: libc::c_int,
+        /// "user namespace" …
+        what: &'static str,
+    },
+    /// Write `text` to a file of `/proc/self` (id maps, setgroups).
+    WriteProc {
+        /// The file.
+        path: &'static CStr,
+        /// What to write.
+        text: CString,
+    },
+    /// Make every mount a slave: nothing mounted here shows outside.
+    Propagation,
+    /// Mount an empty tmpfs on `target`: read-only to hide a directory's
+    /// contents, writable for a private `/dev/shm`.
+    Tmpfs {
+        /// The directory.
+        target: CString,
+        /// Mount it read-only.
+        readonly: bool,
+        /// tmpfs options.
+        options: CString,
+    },
+    /// Mount the symlink `link` (pointing to [`HIDDEN_TARGET`]) over the
+    /// non-directory `target`: opening it fails with "No such file".
+    HideFile {
+        /// The dangling symlink, prepared by the supervisor.
+        link: CString,
+        /// The file to hide.
+        target: CString,
+    },
+    /// Bind `src` (with what is mounted below it) onto `dst`; with
+    /// `readonly`, then remount it read-only keeping these flags (the
+    /// source mount's nosuid/nodev/… which may not be dropped).
+    Bind {
+        /// Source path.
+        src: CString,
+        /// Mount point.
+        dst: CString,
+        /// Read-only, keeping these `MS_*` flags.
+        readonly: Option<libc::c_ulong>,
+    },
+    /// Bring up `lo` in a fresh network namespace (local servers of the
+    /// sandbox keep working).
+    LoopbackUp,
+    /// `chdir` again once the mounts are in place.
+    Chdir(CString),
+    /// Enforce the Landlock ruleset.
+    Landlock(Ruleset),
+}
+
+fn path_of(c: &CStr) -> String {
+    c.to_string_lossy().into_owned()
+}
+
+impl Step {
+    /// What the step does, for error messages (supervisor side only).
+    pub fn describe(&self) -> String {
+        match self {
+            Step::Unshare { what, .. } => format!("creating a {what}"),
+            Step::WriteProc { path, .. } => format!("writing {}", path_of(path)),
+            Step::Propagation => "making mounts private".into(),
+            Step::Tmpfs {
+                target,
+                readonly: true,
+                ..
+            } => format!("hiding {}", path_of(target)),
+            Step::Tmpfs { target, .. } => format!("mounting a private {}", path_of(target)),
+            Step::HideFile { target, .. } => format!("hiding {}", path_of(target)),
+            Step::Bind { src, dst, .. } => {
+                format!("binding {} onto {}", path_of(src), path_of(dst))
+            }
+            Step::LoopbackUp => "bringing up the loopback interface".into(),
+            Step::Chdir(p) => format!("entering {}", path_of(p)),
+            Step::Landlock(_) => "enforcing the Landlock ruleset".into(),
+        }
+    }
+
+    /// Apply it. Async-signal-safe.
+    fn apply(&self) -> io::Result<()> {
+        let null = std::ptr::null::<libc::c_char>();
+        // SAFETY (whole match): system calls on prepared, NUL-terminated
+        // strings and on descriptors we own; nothing allocates.
+        unsafe {
+            match self {
+                Step::Unshare { flags, .. } => check(libc::unshare(*flags)),
+                Step::WriteProc { path, text } => {
+                    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    let bytes = text.as_bytes();
+                    let n = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+                    let err = io::Error::last_os_error();
+                    libc::close(fd);
+                    if n != bytes.len() as isize {
+                        return Err(err);
+                    }
+                    Ok(())
+                }
+                Step::Propagation => check(libc::mount(
+                    null,
+                    c"/".as_ptr(),
+                    null,
+                    libc::MS_REC | libc::MS_SLAVE,
+                    std::ptr::null(),
+                )),
+                Step::Tmpfs {
+                    target,
+                    readonly,
+                    options,
+                } => {
+                    let mut flags = libc::MS_NOSUID | libc::MS_NODEV;
+                    if *readonly {
+                        flags |= libc::MS_RDONLY | libc::MS_NOEXEC;
+                    }
+                    check(libc::mount(
+                        c"tmpfs".as_ptr(),
+                        target.as_ptr(),
+                        c"tmpfs".as_ptr(),
+                        flags,
+                        options.as_ptr().cast(),
+                    ))
+                }
+                Step::HideFile { link, target } => {
+                    let tree = libc::syscall(
+                        libc::SYS_open_tree,
+                        libc::AT_FDCWD,
+                        link.as_ptr(),
+                        OPEN_TREE_CLONE
+                            | libc::O_CLOEXEC as libc::c_uint
+                            | libc::AT_SYMLINK_NOFOLLOW as libc::c_uint,
+                    );
+                    if tree < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    let tree = tree as libc::c_int;
+                    let r = libc::syscall(
+                        libc::SYS_move_mount,
+                        tree,
+                        c"".as_ptr(),
+                        libc::AT_FDCWD,
+                        target.as_ptr(),
+                        MOVE_MOUNT_F_EMPTY_PATH,
+                    );
+                    let err = io::Error::last_os_error();
+                    libc::close(tree);
+                    if r < 0 { Err(err) } else { Ok(()) }
+                }
+                Step::Bind { src, dst, readonly } => {
+                    check(libc::mount(
+                        src.as_ptr(),
+                        dst.as_ptr(),
+                        null,
+                        libc::MS_BIND | libc::MS_REC,
+                        std::ptr::null(),
+                    ))?;
+                    match readonly {
+                        Some(keep) => check(libc::mount(
+                            null,
+                            dst.as_ptr(),
+                            null,
+                            libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | keep,
+                            std::ptr::null(),
+                        )),
+                        None => Ok(()),
+                    }
+                }
+                Step::LoopbackUp => loopback_up(),
+                Step::Chdir(p) => check(libc::chdir(p.as_ptr())),
+                Step::Landlock(r) => r.restrict_self(),
+            }
+        }
+    }
+}
+
+fn check(r: libc::c_int) -> io::Result<()> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// `ip link set lo up`, by ioctl. Async-signal-safe.
+fn loopback_up() -> io::Result<()> {
+    // SAFETY: a socket we close again, and a zeroed ifreq on the stack.
+    unsafe {
+        let s = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if s < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut ifr: libc::ifreq = std::mem::zeroed();
+        for (i, b) in b"lo".iter().enumerate() {
+            ifr.ifr_name[i] = *b as libc::c_char;
+        }
+        let mut r = libc::ioctl(s, libc::SIOCGIFFLAGS, &mut ifr);
+        if r == 0 {
+            ifr.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+            r = libc::ioctl(s, libc::SIOCSIFFLAGS, &ifr);
+        }
+        let err = io::Error::last_os_error();
+        libc::close(s);
+        if r != 0 { Err(err) } else { Ok(()) }
+    }
+}
+
+/// A close-on-exec pipe: (read end, write end).
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for two descriptors.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both are fresh descriptors we own.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// The steps of one child, with the pipe that tells the supervisor which
+/// one failed.
+#[derive(Debug)]
+pub struct Steps {
+    steps: Vec<Step>,
+    report_r: OwnedFd,
+    report_w: OwnedFd,
+    /// The `TMPDIR` the shell gets.
+    pub tmpdir: PathBuf,
+}
+
+impl Steps {
+    /// Wrap `steps`.
+    pub fn new(steps: Vec<Step>, tmpdir: PathBuf) -> io::Result<Self> {
+        let (report_r, report_w) = pipe()?;
+        Ok(Self {
+            steps,
+            report_r,
+            report_w,
+            tmpdir,
+        })
+    }
+
+    /// The steps, in order.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// Apply every step; on failure the step's index goes to the report
+    /// pipe. Async-signal-safe: for the forked child before `exec`.
+    pub fn enter(&self) -> io::Result<()> {
+        for (i, s) in self.steps.iter().enumerate() {
+            if let Err(e) = s.apply() {
+                let idx = (i as u32).to_le_bytes();
+                // SAFETY: writing four bytes to our pipe.
+                unsafe {
+                    libc::write(self.report_w.as_raw_fd(), idx.as_ptr().cast(), idx.len());
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// After a failed spawn or probe: the index of the step that failed.
+    pub fn failed_step(&self) -> Option<usize> {
+        let fd: RawFd = self.report_r.as_raw_fd();
+        let mut idx = [0u8; 4];
+        // SAFETY: a non-blocking read into our buffer.
+        let n = unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+            libc::read(fd, idx.as_mut_ptr().cast(), idx.len())
+        };
+        (n == 4).then(|| u32::from_le_bytes(idx) as usize)
+    }
+
+    /// After a failed spawn: which step failed, and how, in words.
+    pub fn failure(&self, err: &io::Error) -> String {
+        match self.failed_step().and_then(|i| self.steps.get(i)) {
+            Some(step) => format!("{} failed: {err}", step.describe()),
+            None => err.to_string(),
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! The kernel-enforced sandbox around the bash tool's shells: defence in
+//! depth under the approval prompt, so an approved command still cannot
+//! write outside the workspace, read hidden paths, reach the network or
+//! see the host's environment.
+//!
+//! Linux mechanisms, each probed at start-up ([`probe`]):
+//! * Landlock confines writes (and reads, if `allow_read` is narrowed),
+//!   applies to root too, forbids mounts, and scopes signals and ptrace to
+//!   the sandbox;
+//! * a user namespace confines the shell's capabilities (and lets an
+//!   unprivileged supervisor create the others);
+//! * a mount namespace hides `deny_read` paths (a directory shows empty,
+//!   a file reads as absent) and gives the shell a private `/tmp`;
+//! * a network namespace with only its own loopback cuts the network.
+//!
+//! What the kernel lacks is reported (log, status line, audit), never
+//! silently skipped; with `required = true` the shell is refused instead.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::scope::Exclusions;
+
+pub mod child;
+pub mod landlock;
+pub mod plan;
+pub mod probe;
+mod settings;
+
+pub use probe::{FORCE_UNAVAILABLE_ENV, Support};
+pub use settings::{
+    AllowEnvError, DEFAULT_ALLOW_ENV, DEFAULT_DENY_READ, EnvAllowlist, SandboxConfig, SandboxMode,
+    SandboxOverrides,
+};
+
+/// How much of the sandbox is in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxState {
+    /// Everything asked for.
+    Enforced,
+    /// Some of it: `missing` says what is not.
+    Partial,
+    /// None: configured off, or the kernel has nothing usable.
+    Off,
+    /// `required = true` and something is missing: shells are refused.
+    Refused,
+}
+
+/// The effective sandbox, as the audit trail records it and the status
+/// bar shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SandboxStatus {
+    /// Enforced, partial, off or refused.
+    pub state: SandboxState,
+    /// One line for a status bar: `sandbox: workspace-write, no network
+    /// (landlock+userns+mountns+netns)`, `sandbox: off — reason`.
+    pub summary: String,
+    /// The configured mode.
+    pub mode: SandboxMode,
+    /// Whether a missing mechanism refuses the shell.
+    pub required: bool,
+    /// The mechanisms in use.
+    pub mechanisms: Vec<String>,
+    /// Landlock's ABI version, when it is used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub landlock_abi: Option<u32>,
+    /// What is not enforced, and why.
+    #[serde(default)]
+    pub missing: Vec<String>,
+    /// Where the shell may write.
+    #[serde(default)]
+    pub allow_write: Vec<String>,
+    /// Where it may read.
+    #[serde(default)]
+    pub allow_read: Vec<String>,
+    /// What is hidden (besides the workspace's excluded paths).
+    #[serde(default)]
+    pub deny_read: Vec<String>,
+    /// Whether the workspace's excluded paths are hidden.
+    #[serde(default)]
+    pub deny_excluded: bool,
+    /// Whether the network is reachable.
+    #[serde(default)]
+    pub allow_network: bool,
+    /// Which host variables the shell sees.
+    #[serde(default)]
+    pub allow_env: Vec<String>,
+}
+
+impl SandboxStatus {
+    /// Whether shells run inside a sandbox (fully or partly).
+    pub fn is_active(&self) -> bool {
+        matches!(self.state, SandboxState::Enforced | SandboxState::Partial)
+    }
+}
+
+/// A sandbox cannot be applied.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SandboxError {
+    /// `required = true` and the kernel lacks something.
+    #[error("the sandbox is required but {0}")]
+    Refused(String),
+    /// The settings are unusable.
+    #[error("the sandbox is misconfigured: {0}")]
+    Config(String),
+    /// Preparing the shell's sandbox failed.
+    #[error("cannot prepare the sandbox: {0}")]
+    Prepare(String),
+    /// The shell's child could not enter it.
+    #[error("cannot enter the sandbox: {0}")]
+    Enter(String),
+}
+
+/// Which mechanisms a shell gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Effective {
+    /// Landlock, at this ABI.
+    pub landlock: Option<u32>,
+    /// A user namespace.
+    pub userns: bool,
+    /// A mount namespace.
+    pub mountns: bool,
+    /// A network namespace.
+    pub netns: bool,
+}
+
+/// The sandbox of one session: settings, what the kernel offers, and the
+/// resulting status.
+#[derive(Debug)]
+pub struct Sandbox {
+    cfg: SandboxConfig,
+    workspace: PathBuf,
+    home: Option<PathBuf>,
+    exclusions: Exclusions,
+    env: Result<EnvAllowlist, AllowEnvError>,
+    eff: Effective,
+    status: SandboxStatus,
+}
+
+fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
+}
+
+impl Sandbox {
+    /// The sandbox for `workspace` (canonical), probing the kernel unless
+    /// the mode is off.
+    pub fn new(cfg: &SandboxConfig, workspace: &Path, exclusions: &Exclusions) -> Arc<Self> {
+        let support = if cfg.mode == SandboxMode::Off {
+            Support::none("mode = off")
+        } else {
+            probe::probe()
+        };
+        Arc::new(Self::with_support(cfg, workspace, exclusions, support))
+    }
+
+    /// The same with a given kernel support (tests).
+    pub fn with_support(
+        cfg: &SandboxConfig,
+        workspace: &Path,
+        exclusions: &Exclusions,
+        support: Support,
+    ) -> Self {
+        let home = home_dir();
+        let (eff, missing) = effective(cfg, &support);
+        let env = EnvAllowlist::new(&cfg.allow_env);
+        let status = status(cfg, workspace, home.as_deref(), eff, missing);
+        Self {
+            cfg: cfg.clone(),
+            workspace: workspace.to_path_buf(),
+            home,
+            exclusions: exclusions.clone(),
+            env,
+            eff,
+            status,
+        }
+    }
+
+    /// What is in force.
+    pub fn status(&self) -> &SandboxStatus {
+        &self.status
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SandboxConfig {
+        &self.cfg
+    }
+
+    /// The host variables (already without secrets) the shell may see: all
+    /// of them with the mode off, else those `allow_env` allows.
+    pub fn filter_env<I>(&self, vars: I) -> Result<Vec<(OsString, OsString)>, SandboxError>
+    where
+        I: IntoIterator<Item = (OsString, OsString)>,
+    {
+        if self.cfg.mode == SandboxMode::Off {
+            return Ok(vars.into_iter().collect());
+        }
+        match &self.env {
+            Ok(a) => Ok(a.filter(vars)),
+            Err(e) => Err(SandboxError::Config(e.to_string())),
+        }
+    }
+
+    /// The steps for one shell whose command files are in `private` and
+    /// whose temporary directory is `tmp`; `None` when shells run without
+    /// a sandbox (mode off, or nothing usable and not required).
+    pub fn prepare(
+        &self,
+        private: &Path,
+        tmp: &Path,
+    ) -> Result<Option<child::Steps>, SandboxError> {
+        match self.status.state {
+            SandboxState::Refused => {
+                return Err(SandboxError::Refused(
+                    self.status.missing.join("; ") + "; the shell was not started",
+                ));
+            }
+            SandboxState::Off => return Ok(None),
+            SandboxState::Enforced | SandboxState::Partial => {}
+        }
+        if let Err(e) = &self.env {
+            return Err(SandboxError::Config(e.to_string()));
+        }
+        let built = plan::build(self, &self.eff, private, tmp)
+            .map_err(|e| SandboxError::Prepare(e.to_string()))?;
+        for n in &built.notes {
+            tracing::warn!("sandbox: {n}");
+        }
+        tracing::debug!(hidden = built.hidden.len(), "sandbox prepared");
+        Ok(Some(built.steps))
+    }
+}
+
+fn effective(cfg: &SandboxConfig, s: &Support) -> (Effective, Vec<String>) {
+    let mut missing = Vec::new();
+    if cfg.mode == SandboxMode::Off {
+        return (Effective::default(), missing);
+    }
+    let eff = Effective {
+        landlock: s.landlock.as_ref().ok().copied(),
+        userns: s.userns.is_ok(),
+        mountns: s.mountns.is_ok(),
+        netns: !cfg.allow_network && s.netns.is_ok(),
+    };
+    if let Err(why) = &s.landlock {
+        missing.push(format!("writes are not confined: {why}"));
+    }
+    if let Err(why) = &s.mountns {
+        missing.push(format!(
+            "deny_read paths are not hidden and /tmp is not private: {why}"
+        ));
+    }
+    if !cfg.allow_network
+        && let Err(why) = &s.netns
+    {
+        if eff.landlock.is_some_and(|abi| abi >= 4) {
+            missing.push(format!(
+                "network: only TCP is blocked (Landlock), not UDP or raw sockets: {why}"
+            ));
+        } else {
+            missing.push(format!("the network is not cut off: {why}"));
+        }
+    }
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root && let Err(why) = &s.userns {
+        missing.push(format!(
+            "the shell keeps root's capabilities (no user namespace): {why}"
+        ));
+    }
+    (eff, missing)
+}
+
+fn status(
+    cfg: &SandboxConfig,
+    workspace: &Path,
+    home: Option<&Path>,
+    eff: Effective,
+    missing: Vec<String>,
+) -> SandboxStatus {
+    let mut mechanisms = Vec::new();
+    if eff.landlock.is_some() {
+        mechanisms.push("landlock".to_string());
+    }
+    for (on, name) in [
+        (eff.userns, "userns"),
+        (eff.mountns, "mountns"),
+        (eff.netns, "netns"),
+    ] {
+        if on {
+            mechanisms.push(name.to_string());
+        }
+    }
+    let mode = cfg.mode.as_str();
+    let net = if cfg.allow_network {
+        "network allowed"
+    } else {
+        "no network"
+    };
+    let mechs = mechanisms.join("+");
+    let (state, summary) = if cfg.mode == SandboxMode::Off {
+        (SandboxState::Off, "sandbox: off — mode = off".to_string())
+    } else if missing.is_empty() {
+        (
+            SandboxState::Enforced,
+            format!("sandbox: {mode}, {net} ({mechs})"),
+        )
+    } else if cfg.required {
+        (
+            SandboxState::Refused,
+            format!(
+                "sandbox: required but unavailable — {}; bash will not start",
+                missing[0]
+            ),
+        )
+    } else if eff.landlock.is_none() && !eff.mountns && !eff.netns {
+        let more = match missing.len() {
+            1 => String::new(),
+            n => format!(" (+{} more)", n - 1),
+        };
+        (
+            SandboxState::Off,
+            format!("sandbox: off — {}{more}", missing[0]),
+        )
+    } else {
+        (
+            SandboxState::Partial,
+            format!("sandbox: {mode}, {net}, partial ({mechs}) — {}", missing[0]),
+        )
+    };
+    let show = |entries: &[String]| -> Vec<String> {
+        entries
+            .iter()
+            .map(|e| {
+                plan::expand(e, workspace, home)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| e.clone())
+            })
+            .collect()
+    };
+    let mut allow_write = Vec::new();
+    if cfg.mode == SandboxMode::WorkspaceWrite {
+        allow_write.push(workspace.display().to_string());
+    }
+    if cfg.mode != SandboxMode::Off {
+        allow_write.push("/tmp (private)".to_string());
+    }
+    allow_write.extend(show(&cfg.allow_write));
+    SandboxStatus {
+        state,
+        summary,
+        mode: cfg.mode,
+        required: cfg.required,
+        mechanisms,
+        landlock_abi: eff.landlock,
+        missing,
+        allow_write,
+        allow_read: show(&cfg.allow_read),
+        deny_read: show(&cfg.deny_read),
+        deny_excluded: cfg.deny_excluded,
+        allow_network: cfg.allow_network,
+        allow_env: cfg.allow_env.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,414 @@
+//! Turning the settings into the steps of one shell's child: which paths
+//! to hide, how to give it a private `/tmp` while keeping the workspace
+//! (and the command files) at their paths, and the Landlock rules.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::child::{HIDDEN_TARGET, Step, Steps};
+use super::landlock::{self, Ruleset, fs};
+use super::{Effective, Sandbox, SandboxMode};
+use crate::scope::Exclusions;
+
+/// Most workspace entries looked at when finding excluded paths to hide.
+pub const SCAN_LIMIT: usize = 50_000;
+/// Most paths hidden (each is a mount).
+const MAX_HIDDEN: usize = 512;
+
+/// Directories programs need to run, readable even when `allow_read` is
+/// narrowed.
+const SYSTEM_READ: &[&str] = &[
+    "/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc",
+    "/sys", "/dev",
+];
+
+/// Device files every shell uses.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+];
+
+fn cstring(p: &Path) -> io::Result<CString> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::other("path contains NUL"))
+}
+
+/// Steps that enter a user namespace where we keep our own uid and gid.
+pub fn userns_steps() -> Vec<Step> {
+    // SAFETY: geteuid/getegid have no preconditions.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    let text = |s: String| CString::new(s).unwrap_or_default();
+    vec![
+        Step::Unshare {
+            flags: libc::CLONE_NEWUSER,
+            what: "user namespace",
+        },
+        Step::WriteProc {
+            path: c"/proc/self/setgroups",
+            text: text("deny".into()),
+        },
+        Step::WriteProc {
+            path: c"/proc/self/uid_map",
+            text: text(format!("{uid} {uid} 1\n")),
+        },
+        Step::WriteProc {
+            path: c"/proc/self/gid_map",
+            text: text(format!("{gid} {gid} 1\n")),
+        },
+    ]
+}
+
+/// `entry` as a path: `~` is the home directory, relative paths are in
+/// the workspace.
+pub fn expand(entry: &str, workspace: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    if entry == "~" {
+        return home.map(Path::to_path_buf);
+    }
+    if let Some(rest) = entry.strip_prefix("~/") {
+        return home.map(|h| h.join(rest));
+    }
+    let p = Path::new(entry);
+    Some(if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        workspace.join(p)
+    })
+}
+
+/// The existing, canonical paths of `entries`.
+pub fn resolve_all(entries: &[String], workspace: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    entries
+        .iter()
+        .filter_map(|e| expand(e, workspace, home))
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect()
+}
+
+/// Paths in `workspace` that `ex` matches (not descending into them), at
+/// most [`SCAN_LIMIT`] entries looked at; `true` if the scan was cut.
+pub fn scan_excluded(workspace: &Path, ex: &Exclusions) -> (Vec<PathBuf>, bool) {
+    let mut found = Vec::new();
+    let mut stack = vec![workspace.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > SCAN_LIMIT {
+                return (found, true);
+            }
+            let path = e.path();
+            let Ok(rel) = path.strip_prefix(workspace) else {
+                continue;
+            };
+            let Ok(ft) = e.file_type() else { continue };
+            if ex.matches(rel).is_some() {
+                if let Ok(real) = std::fs::canonicalize(&path) {
+                    found.push(real);
+                }
+            } else if ft.is_dir() && e.file_name() != ".git" {
+                stack.push(path);
+            }
+        }
+    }
+    (found, false)
+}
+
+/// Keep only the outermost of nested paths.
+fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths.sort();
+    paths.dedup();
+    let mut out: Vec<PathBuf> = Vec::new();
+    for p in paths {
+        if !out.iter().any(|o| p.starts_with(o)) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The `MS_*` flags of the mount holding `p` that a read-only remount
+/// must keep.
+fn locked_flags(p: &Path) -> libc::c_ulong {
+    let Ok(c) = cstring(p) else { return 0 };
+    // SAFETY: statvfs into a zeroed struct.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return 0;
+    }
+    let keep = libc::ST_NOSUID
+        | libc::ST_NODEV
+        | libc::ST_NOEXEC
+        | libc::ST_NOATIME
+        | libc::ST_NODIRATIME
+        | libc::ST_RELATIME;
+    st.f_flag & keep
+}
+
+/// One shell's plan.
+pub struct Built {
+    /// The steps.
+    pub steps: Steps,
+    /// What was hidden.
+    pub hidden: Vec<PathBuf>,
+    /// Notes for the log (a cut scan, a deny path that would hide the
+    /// workspace).
+    pub notes: Vec<String>,
+}
+
+/// Build the steps for a shell whose command files are in `private` and
+/// whose temporary directory is `tmp` (inside `private`).
+pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::Result<Built> {
+    let ws = sb.workspace.as_path();
+    let home = sb.home.as_deref();
+    let cfg = &sb.cfg;
+    let mut notes = Vec::new();
+    let mut steps = Vec::new();
+    let writable_ws = cfg.mode == SandboxMode::WorkspaceWrite;
+    let allow_write = resolve_all(&cfg.allow_write, ws, home);
+    let read_all = cfg.allow_read.iter().any(|r| r == "/");
+    let allow_read = resolve_all(&cfg.allow_read, ws, home);
+
+    if eff.userns {
+        steps.extend(userns_steps());
+    }
+    let mut tmpdir = tmp.to_path_buf();
+    let mut hidden = Vec::new();
+    let mut private_shm = false;
+    if eff.mountns {
+        steps.push(Step::Unshare {
+            flags: libc::CLONE_NEWNS,
+            what: "mount namespace",
+        });
+        steps.push(Step::Propagation);
+
+        // Hidden paths.
+        let mut deny = resolve_all(&cfg.deny_read, ws, home);
+        if cfg.deny_excluded {
+            let (found, cut) = scan_excluded(ws, &sb.exclusions);
+            if cut {
+                notes.push(format!(
+                    "the workspace has more than {SCAN_LIMIT} entries: excluded paths beyond them are not hidden"
+                ));
+            }
+            deny.extend(found);
+        }
+        let link = private.join("hidden");
+        std::os::unix::fs::symlink(HIDDEN_TARGET, &link)?;
+        for d in outermost(deny) {
+            if ws.starts_with(&d) || private.starts_with(&d) {
+                notes.push(format!(
+                    "deny_read {} is not hidden: it holds the workspace",
+                    d.display()
+                ));
+                continue;
+            }
+            if hidden.len() >= MAX_HIDDEN {
+                notes.push(format!(
+                    "more than {MAX_HIDDEN} paths to hide: the rest are not"
+                ));
+                break;
+            }
+            let Ok(meta) = std::fs::metadata(&d) else {
+                continue;
+            };
+            steps.push(if meta.is_dir() {
+                Step::Tmpfs {
+                    target: cstring(&d)?,
+                    readonly: true,
+                    options: c"size=4k,mode=0555".into(),
+                }
+            } else {
+                Step::HideFile {
+                    link: cstring(&link)?,
+                    target: cstring(&d)?,
+                }
+            });
+            hidden.push(d);
+        }
+
+        // A private /tmp, with what must stay visible under it bound back.
+        if let Some(keeps) = tmp_keeps(ws, private, tmp, &allow_write, &allow_read, read_all) {
+            for k in keeps {
+                let rel = k.strip_prefix("/tmp").unwrap_or(&k);
+                let dst = tmp.join(rel);
+                if k.is_dir() {
+                    std::fs::create_dir_all(&dst)?;
+                } else {
+                    if let Some(parent) = dst.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
+                    std::fs::File::create(&dst)?;
+                }
+                let writable = (writable_ws && k == ws) || allow_write.iter().any(|w| w == &k);
+                steps.push(Step::Bind {
+                    src: cstring(&k)?,
+                    dst: cstring(&dst)?,
+                    readonly: (!writable).then(|| locked_flags(&k)),
+                });
+            }
+            steps.push(Step::Bind {
+                src: cstring(tmp)?,
+                dst: c"/tmp".into(),
+                readonly: None,
+            });
+            tmpdir = PathBuf::from("/tmp");
+        }
+        if Path::new("/dev/shm").is_dir() {
+            steps.push(Step::Tmpfs {
+                target: c"/dev/shm".into(),
+                readonly: false,
+                options: c"mode=1777".into(),
+            });
+            private_shm = true;
+        }
+        steps.push(Step::Chdir(cstring(ws)?));
+    }
+    if eff.netns {
+        steps.push(Step::Unshare {
+            flags: libc::CLONE_NEWNET,
+            what: "network namespace",
+        });
+        steps.push(Step::LoopbackUp);
+    }
+    if let Some(abi) = eff.landlock {
+        let block_tcp = !cfg.allow_network && !eff.netns;
+        let mut scopes = landlock::SCOPE_SIGNAL;
+        if !cfg.allow_network {
+            scopes |= landlock::SCOPE_ABSTRACT_UNIX;
+        }
+        let mut r = Ruleset::new(abi, block_tcp, scopes)?;
+        let mut reads: Vec<PathBuf> = allow_read.clone();
+        if !read_all {
+            reads.extend(SYSTEM_READ.iter().map(PathBuf::from));
+            if let Some(path) = std::env::var_os("PATH") {
+                reads.extend(std::env::split_paths(&path));
+            }
+            reads.push(private.to_path_buf());
+        }
+        reads.push(ws.to_path_buf());
+        for p in reads.iter().filter(|p| p.exists()) {
+            r.allow(p, fs::READ)?;
+        }
+        let mut writes = vec![tmp.to_path_buf()];
+        writes.extend(allow_write.iter().cloned());
+        if writable_ws {
+            writes.push(ws.to_path_buf());
+        }
+        if private_shm {
+            writes.push(PathBuf::from("/dev/shm"));
+        }
+        for p in writes.iter().filter(|p| p.exists()) {
+            r.allow(p, fs::ALL)?;
+        }
+        for d in DEVICES.iter().map(Path::new).filter(|p| p.exists()) {
+            r.allow(d, fs::DEVICE)?;
+        }
+        if Path::new("/dev/pts").is_dir() {
+            r.allow(Path::new("/dev/pts"), fs::DEVICE | fs::READ_DIR)?;
+        }
+        steps.push(Step::Landlock(r));
+    }
+    Ok(Built {
+        steps: Steps::new(steps, tmpdir)?,
+        hidden,
+        notes,
+    })
+}
+
+/// What must be bound back into the private `/tmp` so it stays visible
+/// at its path (the workspace, the command files, allowed paths under
+/// `/tmp`); `None` when `/tmp` cannot be private (an allowed path is `/tmp`
+/// itself or above it).
+fn tmp_keeps(
+    ws: &Path,
+    private: &Path,
+    tmp: &Path,
+    allow_write: &[PathBuf],
+    allow_read: &[PathBuf],
+    read_all: bool,
+) -> Option<Vec<PathBuf>> {
+    let host_tmp = std::fs::canonicalize("/tmp").ok()?;
+    if host_tmp != Path::new("/tmp") {
+        return None;
+    }
+    let mut wanted = vec![ws.to_path_buf(), private.to_path_buf()];
+    wanted.extend(allow_write.iter().cloned());
+    if !read_all {
+        wanted.extend(allow_read.iter().cloned());
+    }
+    if wanted.iter().any(|w| host_tmp.starts_with(w)) {
+        return None;
+    }
+    let under: Vec<PathBuf> = wanted
+        .into_iter()
+        .filter(|w| w.starts_with(&host_tmp) && !w.starts_with(tmp))
+        .collect();
+    Some(outermost(under))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_expand_from_home_and_workspace() {
+        let ws = Path::new("/w");
+        let home = Some(Path::new("/h"));
+        assert_eq!(expand("~", ws, home), Some(PathBuf::from("/h")));
+        assert_eq!(expand("~/.ssh", ws, home), Some(PathBuf::from("/h/.ssh")));
+        assert_eq!(expand("/etc", ws, home), Some(PathBuf::from("/etc")));
+        assert_eq!(expand("out", ws, home), Some(PathBuf::from("/w/out")));
+        assert_eq!(expand("~/x", ws, None), None);
+    }
+
+    #[test]
+    fn nested_paths_collapse_to_the_outermost() {
+        let v = outermost(vec![
+            PathBuf::from("/a/b/c"),
+            PathBuf::from("/a/b"),
+            PathBuf::from("/a/bc"),
+            PathBuf::from("/a/b"),
+        ]);
+        assert_eq!(v, vec![PathBuf::from("/a/b"), PathBuf::from("/a/bc")]);
+    }
+
+    #[test]
+    fn excluded_paths_are_found_without_descending() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(ws.join("app/.ssh")).unwrap();
+        std::fs::write(ws.join("app/.ssh/id_rsa"), "k").unwrap();
+        std::fs::write(ws.join(".env"), "S=1").unwrap();
+        std::fs::write(ws.join("app/.env.local"), "S=2").unwrap();
+        std::fs::write(ws.join("app/main.rs"), "").unwrap();
+        std::fs::write(ws.join("server.pem"), "").unwrap();
+        let ex = Exclusions::new(
+            &crate::scope::DEFAULT_EXCLUDED
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let (mut found, cut) = scan_excluded(&ws, &ex);
+        found.sort();
+        assert!(!cut);
+        assert_eq!(
+            found,
+            vec![
+                ws.join(".env"),
+                ws.join("app/.env.local"),
+                ws.join("app/.ssh"),
+                ws.join("server.pem"),
+            ]
+        );
+    }
+}
