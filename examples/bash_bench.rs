@@ -37,6 +37,7 @@ async fn main() -> anyhow::Result<()> {
         workspace: ws.clone(),
         env: env.clone(),
         max_output_bytes: 256 * 1024,
+        sandbox: None,
     };
 
     let mut shell = Shell::spawn(&cfg).await?;

@@ -33,7 +33,7 @@ async fn secrets_stay_out_and_results_are_mcp_shaped() {
         .env("MY_API_KEY", "sk-leak-check-1")
         .env("GITHUB_TOKEN", "ghp-leak-check-2")
         .env("db_password", "leak-check-3")
-        .env("KEEP_ME", "visible-value");
+        .env("LC_KEEP_ME", "visible-value");
     let client = NamedClient("bash-e2e")
         .serve(TokioChildProcess::new(cmd).unwrap())
         .await
@@ -62,7 +62,7 @@ async fn secrets_stay_out_and_results_are_mcp_shaped() {
     for secret in ["sk-leak-check-1", "ghp-leak-check-2", "leak-check-3"] {
         assert!(!out.contains(secret), "{secret} leaked:\n{out}");
     }
-    assert!(out.contains("KEEP_ME=visible-value"));
+    assert!(out.contains("LC_KEEP_ME=visible-value"));
     assert!(out.contains("\n[]\n"), "{out}");
     assert!(out.ends_with("exit code: 0"));
     let s = r.structured_content.unwrap();

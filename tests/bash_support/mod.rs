@@ -19,6 +19,7 @@ pub fn config_with(ws: &Path, max_output_bytes: usize) -> ShellConfig {
         workspace: ws.to_path_buf(),
         env: filter.apply(std::env::vars_os()),
         max_output_bytes,
+        sandbox: None,
     }
 }
 

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::config::BashConfig;
+use crate::sandbox::{Sandbox, SandboxMode};
 use crate::scope::Scope;
 use crate::supervisor::{AgentInfo, Event, Subject, ToolKind};
 use crate::tools::readonly::{args, object_schema};
@@ -38,7 +39,31 @@ pub struct Bash {
     cfg: BashConfig,
     env: Result<EnvFilter, env::EnvPatternError>,
     pool: Arc<Pool>,
+    sandbox: Option<Arc<Sandbox>>,
 }
+
+/// The tool's description, without and with the sandbox's sentence.
+macro_rules! description {
+    ($extra:literal) => {
+        concat!(
+            "Run a command in a persistent bash shell in the workspace (a pseudo-terminal; one shell per agent). The result is the output (capped: head and tail kept) and a final line `exit code: N`. Commands that wait for input get end-of-file; pagers and editors are disabled; secret environment variables are not passed.",
+            $extra
+        )
+    };
+}
+const DESCRIPTION: &str = description!("");
+const SANDBOXED: &str = description!(
+    " The shell runs in a sandbox: it may write only in the workspace and /tmp (private to the shell); credentials and excluded files are hidden; there is no network access."
+);
+const SANDBOXED_NET: &str = description!(
+    " The shell runs in a sandbox: it may write only in the workspace and /tmp (private to the shell); credentials and excluded files are hidden."
+);
+const SANDBOXED_RO: &str = description!(
+    " The shell runs in a read-only sandbox: it may write only in /tmp (private to the shell); credentials and excluded files are hidden; there is no network access."
+);
+const SANDBOXED_RO_NET: &str = description!(
+    " The shell runs in a read-only sandbox: it may write only in /tmp (private to the shell); credentials and excluded files are hidden."
+);
 
 impl Bash {
     /// Build it from the `[bash]` config. An invalid env pattern makes every
@@ -71,14 +96,31 @@ impl Bash {
             spec: ToolSpec {
                 name: "bash",
                 title: "Run a bash command",
-                description: "Run a command in a persistent bash shell in the workspace (a pseudo-terminal; one shell per agent). The result is the output (capped: head and tail kept) and a final line `exit code: N`. Commands that wait for input get end-of-file; pagers and editors are disabled; secret environment variables are not passed.",
+                description: DESCRIPTION,
                 kind: ToolKind::Exec,
                 input_schema: object_schema(props, &[]),
             },
             cfg: cfg.clone(),
             env: EnvFilter::new(cfg),
             pool: Arc::new(Pool::new()),
+            sandbox: None,
         }
+    }
+
+    /// Run every shell in `sandbox` (a session's; see [`crate::sandbox`]).
+    pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Self {
+        let st = sandbox.status();
+        if st.is_active() {
+            let ro = st.mode == SandboxMode::ReadOnly;
+            self.spec.description = match (ro, st.allow_network) {
+                (false, false) => SANDBOXED,
+                (false, true) => SANDBOXED_NET,
+                (true, false) => SANDBOXED_RO,
+                (true, true) => SANDBOXED_RO_NET,
+            };
+        }
+        self.sandbox = Some(sandbox);
+        self
     }
 
     /// The shells (for tests and diagnostics).
@@ -148,6 +190,7 @@ impl Tool for Bash {
             workspace: scope.workspace().to_path_buf(),
             env: self.env.clone(),
             pool: self.pool.clone(),
+            sandbox: self.sandbox.clone(),
         }))
     }
 
@@ -168,6 +211,7 @@ struct BashCall {
     workspace: PathBuf,
     env: Result<EnvFilter, env::EnvPatternError>,
     pool: Arc<Pool>,
+    sandbox: Option<Arc<Sandbox>>,
 }
 
 /// The first line of `command`, cut to a readable length.
@@ -205,10 +249,18 @@ impl Invocation for BashCall {
                 Ok(f) => f,
                 Err(e) => return ToolOutput::error(format!("the bash tool is misconfigured: {e}")),
             };
+            let inherited: Vec<_> = match &self.sandbox {
+                Some(sb) => match sb.filter_env(std::env::vars_os()) {
+                    Ok(vars) => vars,
+                    Err(e) => return ToolOutput::error(format!("{e}; the command did not run")),
+                },
+                None => std::env::vars_os().collect(),
+            };
             let cfg = ShellConfig {
                 workspace: self.workspace.clone(),
-                env: filter.apply(std::env::vars_os()),
+                env: filter.apply(inherited),
                 max_output_bytes: self.max_output,
+                sandbox: self.sandbox.clone(),
             };
             let req = Request {
                 command: self.command.clone(),

@@ -41,6 +41,21 @@ impl PrivateDir {
         Err(last.unwrap_or_else(|| io::Error::other("no free directory name")))
     }
 
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A `tmp` directory inside it (mode 1777, like `/tmp`: the directory
+    /// itself stays private), for a sandboxed shell's temporary files.
+    pub fn tmp(&self) -> io::Result<PathBuf> {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = self.path.join("tmp");
+        std::fs::DirBuilder::new().mode(0o700).create(&tmp)?;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777))?;
+        Ok(tmp)
+    }
+
     /// Write `text` to a new file `name` (mode 0600) and return its path.
     pub fn write_new(&self, name: &str, text: &str) -> io::Result<PathBuf> {
         use std::io::Write;

@@ -27,6 +27,7 @@ use super::capture::{Capture, Captured};
 use super::plumbing::{self, ExitCell, PrivateDir};
 use super::procs;
 use super::sentinel::{self, Scanner, Token};
+use crate::sandbox::{Sandbox, SandboxError, child::Steps};
 
 /// How long a fresh shell may take to answer its first command.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -42,6 +43,8 @@ pub struct ShellConfig {
     pub env: Vec<(OsString, OsString)>,
     /// Most bytes of output kept per command (head and tail).
     pub max_output_bytes: usize,
+    /// The sandbox the shell runs in (`None`: none).
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 /// A shell could not be started or fed.
@@ -56,6 +59,9 @@ pub enum ShellError {
     /// The command could not be handed over.
     #[error("cannot pass the command to bash: {0}")]
     Io(#[from] std::io::Error),
+    /// The sandbox could not be applied (or is required and unavailable).
+    #[error("{0}")]
+    Sandbox(#[from] SandboxError),
 }
 
 /// How a command's call ended.
@@ -124,6 +130,10 @@ impl Shell {
     pub async fn spawn(cfg: &ShellConfig) -> Result<Shell, ShellError> {
         let spawn_err = |e: &dyn std::fmt::Display| ShellError::Spawn(e.to_string());
         let dir = PrivateDir::create().map_err(|e| spawn_err(&e))?;
+        let steps = match &cfg.sandbox {
+            Some(sb) => prepare_sandbox(sb, &dir).await?,
+            None => None,
+        };
         let pair = portable_pty::native_pty_system()
             .openpty(PtySize {
                 rows: 50,
@@ -149,11 +159,30 @@ impl Shell {
             .env_clear()
             .envs(cfg.env.iter().map(|(k, v)| (k, v)))
             .current_dir(&cfg.workspace);
-        // SAFETY: child_setup only makes async-signal-safe calls.
-        unsafe {
-            cmd.pre_exec(plumbing::child_setup);
-        }
-        let child = cmd.spawn().map_err(|e| spawn_err(&e))?;
+        let child = match steps {
+            None => {
+                // SAFETY: child_setup only makes async-signal-safe calls.
+                unsafe {
+                    cmd.pre_exec(plumbing::child_setup);
+                }
+                cmd.spawn().map_err(|e| spawn_err(&e))?
+            }
+            Some(steps) => {
+                let steps = Arc::new(steps);
+                let inner = steps.clone();
+                cmd.env("TMPDIR", &steps.tmpdir);
+                // SAFETY: child_setup and Steps::enter only make
+                // async-signal-safe calls on data prepared beforehand.
+                unsafe {
+                    cmd.pre_exec(move || {
+                        plumbing::child_setup()?;
+                        inner.enter()
+                    });
+                }
+                cmd.spawn()
+                    .map_err(|e| SandboxError::Enter(steps.failure(&e)))?
+            }
+        };
         let pid = i32::try_from(child.id())
             .map_err(|_| ShellError::Spawn("process id out of range".into()))?;
         drop(cmd); // our copies of the slave and the pipe's read end
@@ -318,6 +347,18 @@ impl Shell {
             self.cleaned = true;
         }
     }
+}
+
+/// The sandbox steps of a shell whose private directory is `dir` (the
+/// workspace scan and file creation run off the async threads).
+async fn prepare_sandbox(sb: &Arc<Sandbox>, dir: &PrivateDir) -> Result<Option<Steps>, ShellError> {
+    let sb = sb.clone();
+    let private = dir.path().to_path_buf();
+    let tmp = dir.tmp()?;
+    tokio::task::spawn_blocking(move || sb.prepare(&private, &tmp))
+        .await
+        .map_err(|e| ShellError::Spawn(format!("the sandbox preparation failed: {e}")))?
+        .map_err(ShellError::from)
 }
 
 impl Drop for Shell {
