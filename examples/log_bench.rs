@@ -160,6 +160,7 @@ fn write_trail(path: &Path) -> anyhow::Result<()> {
         tools: vec!["bash".into(), "read_file".into(), "write_file".into()],
         policy_mode: "default".into(),
         rules: vec!["allow bash(cargo test *) (from /home/dev/project/.airlock.toml)".into()],
+        sandbox: None,
     })?;
     let agents: Vec<AgentInfo> = (1..=2)
         .map(|id| AgentInfo {

@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
 use airlock::policy::Mode;
+use airlock::sandbox::{SandboxMode, SandboxOverrides, SandboxState};
 use airlock::session::{self, SessionOptions};
 use airlock::supervisor::{ApproveAllConfirmer, Confirmer, HeadlessConfirmer};
 
@@ -44,6 +45,15 @@ struct GlobalArgs {
     /// the workspace run without asking).
     #[arg(long, value_enum, global = true)]
     mode: Option<Mode>,
+
+    /// The bash sandbox, overriding the config: workspace-write (writes only
+    /// in the workspace and a private /tmp), read-only, off.
+    #[arg(long, value_enum, value_name = "MODE", global = true)]
+    sandbox: Option<SandboxMode>,
+
+    /// Let sandboxed shells reach the network.
+    #[arg(long, global = true)]
+    allow_network: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -131,7 +141,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let opts = session_options(workspace, &cli.global, "serve-stdio")?;
             let _log = init_logging(&opts)?;
-            let session = session::start(&opts, confirmer)?;
+            let session = start(&opts, &cli.global, confirmer)?;
             tracing::info!(audit = %session.audit_path.display(), "serving MCP on stdio");
             runtime.block_on(airlock::mcp::serve_stdio(session.supervisor.clone()))?;
             session.supervisor.shutdown("stdin closed");
@@ -143,7 +153,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let demo = airlock::demo::prepare().context("cannot set up the demo workspace")?;
             opts.workspace = demo.workspace().to_path_buf();
             let (confirmer, requests) = airlock::tui::channel();
-            let session = session::start(&opts, Arc::new(confirmer))?;
+            let session = start(&opts, &cli.global, Arc::new(confirmer))?;
             let tui = airlock::tui::Options {
                 label: Some("demo".into()),
                 on_ready: Some(demo.agent_starter()),
@@ -170,7 +180,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let opts = session_options(cli.workspace, &cli.global, "supervisor")?;
             let _log = init_logging(&opts)?;
             let (confirmer, requests) = airlock::tui::channel();
-            let session = session::start(&opts, Arc::new(confirmer))?;
+            let session = start(&opts, &cli.global, Arc::new(confirmer))?;
             let ended = runtime.block_on(airlock::tui::run(
                 &session,
                 requests,
@@ -183,7 +193,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // No terminal (a service, a pipe): serve headless and say so.
             let opts = session_options(cli.workspace, &cli.global, "supervisor")?;
             let _log = init_logging(&opts)?;
-            let session = session::start(&opts, Arc::new(HeadlessConfirmer))?;
+            let session = start(&opts, &cli.global, Arc::new(HeadlessConfirmer))?;
             runtime.block_on(airlock::mcp::run_supervisor_with(
                 &session,
                 print_where_agents_connect,
@@ -241,6 +251,26 @@ fn session_options(
         mode: mode.to_string(),
         policy_mode: global.mode,
     })
+}
+
+/// Start the session with the sandbox flags; a sandbox weaker than asked
+/// for is said on stderr too (the log and the audit trail have it as well).
+fn start(
+    opts: &SessionOptions,
+    global: &GlobalArgs,
+    confirmer: Arc<dyn Confirmer>,
+) -> anyhow::Result<session::Session> {
+    let flags = SandboxOverrides {
+        mode: global.sandbox,
+        allow_network: global.allow_network.then_some(true),
+    };
+    let session = session::start_with(opts, &flags, confirmer)?;
+    let sb = session.sandbox_status();
+    let configured_off = sb.mode == SandboxMode::Off;
+    if sb.state != SandboxState::Enforced && !configured_off {
+        eprintln!("airlock: {}", sb.summary);
+    }
+    Ok(session)
 }
 
 /// Logs go to `<data-dir>/logs/airlock.log`, never to the terminal.

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use crate::audit::{AuditEvent, AuditLog};
 use crate::config::{self, LoadedConfig};
 use crate::policy::{Mode, Policy};
+use crate::sandbox::{Sandbox, SandboxOverrides, SandboxState, SandboxStatus};
 use crate::scope::Scope;
 use crate::supervisor::{Confirmer, EventBus, Supervisor, SupervisorParts};
 use crate::tools::ToolRegistry;
+use crate::tools::bash::Bash;
 
 /// What a session is started with (from the command line).
 #[derive(Debug, Clone)]
@@ -63,6 +65,17 @@ pub struct Session {
     pub audit_path: PathBuf,
     /// The canonical workspace.
     pub workspace: PathBuf,
+    /// The bash sandbox in force (see [`Session::sandbox_status`]).
+    pub sandbox: SandboxStatus,
+}
+
+impl Session {
+    /// The bash sandbox in force; its `summary` is the status-bar line
+    /// (`sandbox: workspace-write, no network (landlock+userns+mountns+netns)`,
+    /// `sandbox: off — reason`) and its `state` says how much holds.
+    pub fn sandbox_status(&self) -> &SandboxStatus {
+        &self.sandbox
+    }
 }
 
 /// The canonical workspace directory, which must exist.
@@ -83,11 +96,25 @@ pub fn start(
     opts: &SessionOptions,
     confirmer: Arc<dyn Confirmer>,
 ) -> Result<Session, SessionError> {
+    start_with(opts, &SandboxOverrides::default(), confirmer)
+}
+
+/// [`start`] with the sandbox flags of the command line.
+pub fn start_with(
+    opts: &SessionOptions,
+    sandbox: &SandboxOverrides,
+    confirmer: Arc<dyn Confirmer>,
+) -> Result<Session, SessionError> {
     let workspace = canonical_workspace(&opts.workspace)?;
     let loaded = config::load(&workspace, opts.config_file.as_deref())?;
     let cfg = &loaded.config;
-    let tools = ToolRegistry::from_config(cfg)?;
+    let mut tools = ToolRegistry::from_config(cfg)?;
     let scope = Scope::new(&workspace, &cfg.scope.extra_roots, &cfg.scope.excluded)?;
+    let sandbox = Sandbox::new(&sandbox.apply(&cfg.sandbox), &workspace, scope.exclusions());
+    log_sandbox(sandbox.status());
+    if tools.get("bash").is_some() {
+        tools.insert(Arc::new(Bash::new(&cfg.bash).with_sandbox(sandbox.clone())));
+    }
     let data_dir = crate::dirs::data_dir(opts.data_dir.as_deref());
     let (audit, id) = AuditLog::create_in(&crate::dirs::audit_dir(&data_dir))?;
     let audit = Arc::new(audit);
@@ -117,6 +144,7 @@ pub fn start(
             .iter()
             .map(|r| format!("{} {} (from {})", r.action.as_str(), r.text(), r.source))
             .collect(),
+        sandbox: Some(Box::new(sandbox.status().clone())),
     })?;
     let audit_path = audit.path().to_path_buf();
     let exclusions = scope.exclusions().clone();
@@ -143,5 +171,23 @@ pub fn start(
         id,
         audit_path,
         workspace,
+        sandbox: sandbox.status().clone(),
     })
+}
+
+/// Say at start-up what the sandbox enforces; loudly when it is less than
+/// asked for.
+fn log_sandbox(st: &SandboxStatus) {
+    match st.state {
+        SandboxState::Enforced => tracing::info!("{}", st.summary),
+        SandboxState::Off if st.mode == crate::sandbox::SandboxMode::Off => {
+            tracing::info!("{}", st.summary)
+        }
+        _ => {
+            tracing::warn!("{}", st.summary);
+            for m in &st.missing {
+                tracing::warn!("sandbox: {m}");
+            }
+        }
+    }
 }

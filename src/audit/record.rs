@@ -42,6 +42,10 @@ pub enum AuditEvent {
         /// The configured rules: `allow bash(cargo test *) (from FILE)`.
         #[serde(default)]
         rules: Vec<String>,
+        /// The bash sandbox in force: state, mechanisms, what is missing
+        /// and the effective settings (absent in older trails).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox: Option<Box<crate::sandbox::SandboxStatus>>,
     },
     /// An agent connected.
     AgentConnected {
