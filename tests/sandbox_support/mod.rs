@@ -1,0 +1,126 @@
+//! A session started like the binary starts one, with a `[sandbox]` config,
+//! bash calls approved by the approve-all confirmer, and a directory
+//! outside the workspace (not under /tmp, which is private to the shell).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use airlock::sandbox::SandboxOverrides;
+use airlock::session::{self, Session, SessionOptions};
+use airlock::supervisor::{AgentInfo, ApproveAllConfirmer};
+use airlock::tools::ToolOutput;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+pub struct Fixture {
+    _dir: tempfile::TempDir,
+    _outside: tempfile::TempDir,
+    /// The canonical workspace.
+    pub ws: PathBuf,
+    /// A canonical directory outside the workspace, not under /tmp.
+    pub outside: PathBuf,
+    pub session: Session,
+    agent: AgentInfo,
+}
+
+/// A temp dir outside /tmp (under cargo's target directory).
+pub fn target_tempdir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// `[sandbox]` settings (TOML lines) for a workspace under cargo's target
+/// directory; `{outside}` in them is replaced by the outside directory.
+pub fn fixture(sandbox: &str) -> Fixture {
+    fixture_in(target_tempdir(), sandbox, SandboxOverrides::default())
+}
+
+/// The same with the workspace in `dir`.
+pub fn fixture_in(dir: tempfile::TempDir, sandbox: &str, o: SandboxOverrides) -> Fixture {
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let ws = std::fs::canonicalize(ws).unwrap();
+    let outside = target_tempdir();
+    let out = std::fs::canonicalize(outside.path()).unwrap();
+    let cfg = dir.path().join("config.toml");
+    let text = format!(
+        "[sandbox]\n{}\n",
+        sandbox.replace("{outside}", &out.display().to_string())
+    );
+    std::fs::write(&cfg, text).unwrap();
+    let session = session::start_with(
+        &SessionOptions {
+            workspace: ws.clone(),
+            data_dir: Some(dir.path().join("data")),
+            config_file: Some(cfg),
+            mode: "test".into(),
+            policy_mode: None,
+        },
+        &o,
+        Arc::new(ApproveAllConfirmer),
+    )
+    .unwrap();
+    let agent = session
+        .supervisor
+        .agent_connected(Some("sandbox-test"), None);
+    Fixture {
+        _dir: dir,
+        _outside: outside,
+        ws,
+        outside: out,
+        session,
+        agent,
+    }
+}
+
+impl Fixture {
+    /// Run `command` on the agent's shell.
+    pub async fn bash(&self, command: &str) -> ToolOutput {
+        let args = json!({ "command": command });
+        self.session
+            .supervisor
+            .call(
+                &self.agent,
+                "bash",
+                Some(args.as_object().unwrap().clone()),
+                CancellationToken::new(),
+                None,
+            )
+            .await
+            .unwrap()
+    }
+
+    /// Run `command`; it must succeed; its output without the exit line.
+    pub async fn ok(&self, command: &str) -> String {
+        let out = self.bash(command).await;
+        assert!(!out.is_error, "{command}: {}", out.text);
+        strip(&out.text)
+    }
+
+    /// Run `command`; it must fail; its output.
+    pub async fn fails(&self, command: &str) -> String {
+        let out = self.bash(command).await;
+        assert!(out.is_error, "{command} should fail: {}", out.text);
+        out.text
+    }
+
+    /// The audit trail's session-start record.
+    pub fn session_start(&self) -> serde_json::Value {
+        let text = std::fs::read_to_string(&self.session.audit_path).unwrap();
+        let first = text.lines().next().unwrap();
+        serde_json::from_str(first).unwrap()
+    }
+}
+
+/// Output without the final `exit code: N` line.
+pub fn strip(text: &str) -> String {
+    match text.rfind("\nexit code: ") {
+        Some(i) => text[..i].to_string(),
+        None => text.trim_end_matches("exit code: 0").to_string(),
+    }
+}
+
+/// Quote for bash.
+pub fn q(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+}
