@@ -1,5 +1,6 @@
 //! Typed argument parsing with errors a model can act on.
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -12,6 +13,19 @@ pub fn parse<T: DeserializeOwned>(tool: &str, args: &Map<String, Value>) -> Resu
         tool: tool.to_string(),
         message: e.to_string(),
     })
+}
+
+/// The arguments of a tool that takes one path and nothing else.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PathArgs {
+    /// The path as the agent gave it.
+    pub path: String,
+}
+
+/// The default `path` of the tools that look at a directory: the workspace.
+pub(crate) fn dot() -> String {
+    ".".into()
 }
 
 /// An `InvalidArguments` error.

@@ -1,15 +1,13 @@
 //! `cat`: a whole text file, as is.
 
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::file_call;
+use super::object_schema;
 use super::text::{self, Opened};
-use super::{args, object_schema};
 use crate::scope::Scope;
-use crate::supervisor::{Subject, ToolKind};
-use crate::tools::{
-    Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
-};
+use crate::supervisor::ToolKind;
+use crate::tools::{Invocation, RunContext, Tool, ToolError, ToolOutput, ToolSpec};
 
 /// The `cat` tool.
 pub struct Cat {
@@ -39,12 +37,6 @@ impl Cat {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Args {
-    path: String,
-}
-
 impl Tool for Cat {
     fn spec(&self) -> &ToolSpec {
         &self.spec
@@ -55,51 +47,22 @@ impl Tool for Cat {
         a: &Map<String, Value>,
         scope: &Scope,
     ) -> Result<Box<dyn Invocation>, ToolError> {
-        let a: Args = args::parse(self.spec.name, a)?;
-        Ok(Box::new(CatCall {
-            file: Opened::open(scope, &a.path)?,
-        }))
-    }
-}
-
-struct CatCall {
-    file: Opened,
-}
-
-impl Invocation for CatCall {
-    fn summary(&self) -> String {
-        format!("cat {}", self.file.shown)
-    }
-
-    fn subject(&self) -> Subject {
-        self.file.subject()
-    }
-
-    fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
-        run_blocking(ctx, move |ctx| cat(&self.file, ctx))
+        file_call::prepare_path(self.spec.name, a, scope, cat)
     }
 }
 
 fn cat(f: &Opened, ctx: &RunContext) -> ToolOutput {
     let size = f.size();
-    let read = match text::read_bounded(&f.file, size, ctx.limits.max_read_bytes) {
+    let read = match f.read_text(ctx) {
         Ok(r) => r,
-        Err(e) => return ToolOutput::error(format!("{}: cannot read: {e}", f.shown)),
+        Err(out) => return out,
     };
-    if text::is_binary(&read.bytes) {
-        return ToolOutput::error(text::binary_message(&f.shown, size));
-    }
     let mut buf = text::out_buf(ctx);
     buf.push(&String::from_utf8_lossy(&read.bytes));
-    if buf.is_truncated() {
-        let note = format!(
-            "{}; the file is {size} bytes; use read_file with offset/limit to read the rest",
-            text::output_limit_note(ctx)
-        );
-        return buf.finish(&note);
-    }
+    let hint =
+        format!("the file is {size} bytes; use read_file with offset/limit to read the rest");
     let cut = read.cut.then(|| text::read_limit_note(ctx, size));
-    text::finish(buf, ctx, cut)
+    text::finish_hinted(buf, ctx, &hint, cut)
 }
 
 #[cfg(test)]

@@ -114,16 +114,16 @@ fn diff(call: &DiffCall, ctx: &RunContext) -> ToolOutput {
             b.size()
         ))
     };
-    let read_a = match text::read_bounded(&a.file, a.size(), max) {
+    let read_a = match a.read_up_to(max) {
         Ok(r) if !r.cut => r.bytes,
         Ok(_) => return too_big(),
-        Err(e) => return ToolOutput::error(format!("{}: cannot read: {e}", a.shown)),
+        Err(out) => return out,
     };
     let left = max - read_a.len() as u64;
-    let read_b = match text::read_bounded(&b.file, b.size(), left) {
+    let read_b = match b.read_up_to(left) {
         Ok(r) if !r.cut => r.bytes,
         Ok(_) => return too_big(),
-        Err(e) => return ToolOutput::error(format!("{}: cannot read: {e}", b.shown)),
+        Err(out) => return out,
     };
     let (sa, sb) = (text::escape(&a.shown), text::escape(&b.shown));
     if text::is_binary(&read_a) || text::is_binary(&read_b) {

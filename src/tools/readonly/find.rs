@@ -4,9 +4,10 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::ls::describe;
 use super::text;
-use super::walk::{Entry, Flow, Start, WalkOptions, Walker, skipped_notes};
+use super::walk::{
+    Entry, Flow, MAX_SEARCH_DEPTH, Start, WalkOptions, WalkStats, Walker, cut_note, skipped_notes,
+};
 use super::{args, object_schema};
 use crate::scope::{FileKind, Scope};
 use crate::supervisor::{Subject, ToolKind};
@@ -15,8 +16,6 @@ use crate::tools::{
     run_blocking,
 };
 
-/// Deepest `max_depth`.
-const MAX_DEPTH: u64 = 100;
 /// Default `max_depth`.
 const DEFAULT_DEPTH: u64 = 20;
 
@@ -58,7 +57,7 @@ impl Find {
                             "description": "Which entries: regular files, directories, or all (also symlinks and special files).",
                             "default": "all",
                         },
-                        "max_depth": text::int_prop("Deepest level searched: 1 is the directory's own entries; 0 only tests `path` itself.", DEFAULT_DEPTH, 0, MAX_DEPTH),
+                        "max_depth": text::int_prop("Deepest level searched: 1 is the directory's own entries; 0 only tests `path` itself.", DEFAULT_DEPTH, 0, MAX_SEARCH_DEPTH),
                     }),
                     &[],
                 ),
@@ -78,7 +77,7 @@ enum FileType {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Args {
-    #[serde(default = "dot")]
+    #[serde(default = "args::dot")]
     path: String,
     #[serde(default = "star")]
     pattern: String,
@@ -88,9 +87,6 @@ struct Args {
     max_depth: u64,
 }
 
-fn dot() -> String {
-    ".".into()
-}
 fn star() -> String {
     "*".into()
 }
@@ -147,7 +143,7 @@ impl Tool for Find {
     ) -> Result<Box<dyn Invocation>, ToolError> {
         let name = self.spec.name;
         let a: Args = args::parse(name, a)?;
-        let max_depth = args::check_range(name, "max_depth", a.max_depth, 0, MAX_DEPTH)?;
+        let max_depth = args::check_range(name, "max_depth", a.max_depth, 0, MAX_SEARCH_DEPTH)?;
         let glob = NameGlob::new(name, "pattern", &a.pattern)?;
         Ok(Box::new(FindCall {
             start: Start::resolve(scope, &a.path)?,
@@ -196,17 +192,11 @@ fn find(call: &FindCall, ctx: &RunContext) -> ToolOutput {
     let mut found = 0usize;
     let mut report = |e: &Entry, buf: &mut OutputBuf| -> bool {
         found += 1;
-        buf.line(&describe(&text::shown(&scope, &e.path), e))
+        buf.line(&e.describe(&text::shown(&scope, &e.path)))
     };
     if start.kind != FileKind::Directory || call.max_depth == 0 {
         // Only the start itself is tested.
-        if let Ok(meta) = std::fs::symlink_metadata(&start.real) {
-            let e = Entry {
-                path: start.real.clone(),
-                depth: 0,
-                kind: FileKind::of(&meta),
-                meta,
-            };
+        if let Ok(e) = start.entry() {
             let base = start.real.parent().unwrap_or(&start.real);
             if wanted(call.file_type, e.kind) && call.glob.is_match(base, &e.path) {
                 report(&e, &mut buf);
@@ -214,13 +204,7 @@ fn find(call: &FindCall, ctx: &RunContext) -> ToolOutput {
         }
         return done(call, buf, found, None, ctx);
     }
-    let opts = WalkOptions {
-        max_depth: call.max_depth,
-        show_hidden: true,
-        gitignore: false,
-        skip_vcs: true,
-    };
-    let mut walker = Walker::new(ctx, &scope, opts);
+    let mut walker = Walker::new(ctx, &scope, WalkOptions::search(call.max_depth, false));
     walker.walk(&start.real, &mut |e| {
         if !wanted(call.file_type, e.kind) || !call.glob.is_match(&start.real, &e.path) {
             return Flow::Continue;
@@ -238,7 +222,7 @@ fn done(
     call: &FindCall,
     mut buf: OutputBuf,
     found: usize,
-    stats: Option<super::walk::WalkStats>,
+    stats: Option<WalkStats>,
     ctx: &RunContext,
 ) -> ToolOutput {
     if found == 0 && !buf.is_truncated() {
@@ -251,11 +235,9 @@ fn done(
     let Some(stats) = stats else {
         return text::finish(buf, ctx, None);
     };
-    let notes = skipped_notes(&stats, ctx);
-    let cut = (stats.entry_limit || stats.stopped).then(|| notes.join("; "));
-    let mut out = text::finish(buf, ctx, cut.clone());
-    if cut.is_none() {
-        for note in notes {
+    let mut out = text::finish(buf, ctx, cut_note(&stats, ctx));
+    if !stats.cut_short() {
+        for note in skipped_notes(&stats, ctx) {
             text::append_note(&mut out, &note);
         }
     }

@@ -12,7 +12,9 @@ use serde_json::{Map, Value, json};
 
 use super::find::NameGlob;
 use super::text::{self, Opened};
-use super::walk::{Flow, Start, WalkOptions, WalkStats, Walker, skipped_notes};
+use super::walk::{
+    Flow, MAX_SEARCH_DEPTH, STOPPED_EARLY, Start, WalkOptions, WalkStats, Walker, skipped_notes,
+};
 use super::{args, object_schema};
 use crate::scope::{FileKind, Scope};
 use crate::supervisor::{Subject, ToolKind};
@@ -24,8 +26,6 @@ use crate::tools::{
 /// Default and largest `max_results`.
 const DEFAULT_RESULTS: u64 = 100;
 const MAX_RESULTS: u64 = 10_000;
-/// Default and largest `max_depth`.
-const MAX_DEPTH: u64 = 100;
 /// Longest matching line shown in full, in bytes.
 const MAX_LINE: usize = 500;
 
@@ -74,7 +74,7 @@ impl Grep {
                             "type": "string",
                             "description": "Only search files whose name matches this glob (`*.rs`); with a `/` it is matched against the path relative to `path`.",
                         },
-                        "max_depth": text::int_prop("Deepest directory level searched (1: only the directory's own files).", MAX_DEPTH, 1, MAX_DEPTH),
+                        "max_depth": text::int_prop("Deepest directory level searched (1: only the directory's own files).", MAX_SEARCH_DEPTH, 1, MAX_SEARCH_DEPTH),
                         "max_results": text::int_prop("Most matching lines returned.", DEFAULT_RESULTS, 1, MAX_RESULTS),
                     }),
                     &["pattern"],
@@ -88,7 +88,7 @@ impl Grep {
 #[serde(deny_unknown_fields)]
 struct Args {
     pattern: String,
-    #[serde(default = "dot")]
+    #[serde(default = "args::dot")]
     path: String,
     #[serde(default)]
     regex: bool,
@@ -102,11 +102,8 @@ struct Args {
     max_results: u64,
 }
 
-fn dot() -> String {
-    ".".into()
-}
 fn max_depth() -> u64 {
-    MAX_DEPTH
+    MAX_SEARCH_DEPTH
 }
 fn max_results() -> u64 {
     DEFAULT_RESULTS
@@ -133,7 +130,7 @@ impl Tool for Grep {
         if a.pattern.is_empty() {
             return Err(args::invalid(name, "pattern must not be empty"));
         }
-        let max_depth = args::check_range(name, "max_depth", a.max_depth, 1, MAX_DEPTH)?;
+        let max_depth = args::check_range(name, "max_depth", a.max_depth, 1, MAX_SEARCH_DEPTH)?;
         let max_results = args::check_range(name, "max_results", a.max_results, 1, MAX_RESULTS)?;
         let matcher = RegexMatcherBuilder::new()
             .case_insensitive(a.ignore_case)
@@ -342,12 +339,7 @@ fn grep(call: &GrepCall, ctx: &RunContext) -> ToolOutput {
     match &call.target {
         Target::File(f) => s.file(&text::shown(&scope, &f.real), &f.file, f.size()),
         Target::Dir(start) => {
-            let opts = WalkOptions {
-                max_depth: call.max_depth,
-                show_hidden: true,
-                gitignore: true,
-                skip_vcs: true,
-            };
+            let opts = WalkOptions::search(call.max_depth, true);
             let mut walker = Walker::new(ctx, &scope, opts);
             walker.walk(&start.real, &mut |e| {
                 if e.kind != FileKind::File {
@@ -395,15 +387,15 @@ fn finish(
     }
     if s.read_cut {
         cut.push(format!(
-            "read limit of {} bytes reached (limits.max_read_bytes); later files were not searched",
-            ctx.limits.max_read_bytes
+            "{}; later files were not searched",
+            text::read_limit_reached(ctx)
         ));
     }
     if s.stopped {
-        cut.push("stopped early: the call was cancelled or ran out of time".into());
+        cut.push(STOPPED_EARLY.into());
     }
     if let Some(st) = &stats {
-        if st.entry_limit || st.stopped {
+        if st.cut_short() {
             cut.extend(
                 skipped_notes(st, ctx)
                     .into_iter()

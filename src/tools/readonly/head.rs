@@ -2,21 +2,13 @@
 
 use std::io::{BufRead, BufReader, Read};
 
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
+use super::file_call;
 use super::text::{self, Opened};
-use super::{args, object_schema};
 use crate::scope::Scope;
-use crate::supervisor::{Subject, ToolKind};
-use crate::tools::{
-    Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
-};
-
-/// Lines shown by default.
-pub(crate) const DEFAULT_LINES: u64 = 10;
-/// Most lines one call may ask for.
-pub(crate) const MAX_LINES: u64 = 10_000;
+use crate::supervisor::ToolKind;
+use crate::tools::{Invocation, RunContext, Tool, ToolError, ToolOutput, ToolSpec};
 
 /// The `head` tool.
 pub struct Head {
@@ -33,28 +25,10 @@ impl Head {
                 description: "Print the first `lines` lines of a text file, as they are (no line \
                     numbers). Binary files are refused (their size is given).",
                 kind: ToolKind::Read,
-                input_schema: object_schema(
-                    json!({
-                        "path": text::path_prop("File to read, relative to the workspace."),
-                        "lines": text::int_prop("How many lines.", DEFAULT_LINES, 0, MAX_LINES),
-                    }),
-                    &["path"],
-                ),
+                input_schema: file_call::lines_schema(),
             },
         }
     }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct LinesArgs {
-    pub path: String,
-    #[serde(default = "default_lines")]
-    pub lines: u64,
-}
-
-fn default_lines() -> u64 {
-    DEFAULT_LINES
 }
 
 impl Tool for Head {
@@ -67,37 +41,11 @@ impl Tool for Head {
         a: &Map<String, Value>,
         scope: &Scope,
     ) -> Result<Box<dyn Invocation>, ToolError> {
-        let name = self.spec.name;
-        let a: LinesArgs = args::parse(name, a)?;
-        let lines = args::check_range(name, "lines", a.lines, 0, MAX_LINES)?;
-        Ok(Box::new(HeadCall {
-            file: Opened::open(scope, &a.path)?,
-            lines,
-        }))
+        file_call::prepare_lines(self.spec.name, a, scope, head)
     }
 }
 
-struct HeadCall {
-    file: Opened,
-    lines: u64,
-}
-
-impl Invocation for HeadCall {
-    fn summary(&self) -> String {
-        format!("head -n {} {}", self.lines, self.file.shown)
-    }
-
-    fn subject(&self) -> Subject {
-        self.file.subject()
-    }
-
-    fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
-        run_blocking(ctx, move |ctx| head(&self, ctx))
-    }
-}
-
-fn head(call: &HeadCall, ctx: &RunContext) -> ToolOutput {
-    let f = &call.file;
+fn head(f: &Opened, lines: u64, ctx: &RunContext) -> ToolOutput {
     let size = f.size();
     let max = ctx.limits.max_read_bytes;
     let mut first = Vec::new();
@@ -107,10 +55,10 @@ fn head(call: &HeadCall, ctx: &RunContext) -> ToolOutput {
         .take((text::BINARY_SNIFF as u64).min(max))
         .read_to_end(&mut first)
     {
-        return ToolOutput::error(format!("{}: cannot read: {e}", f.shown));
+        return f.read_error(e);
     }
-    if text::is_binary(&first) {
-        return ToolOutput::error(text::binary_message(&f.shown, size));
+    if let Err(out) = f.refuse_binary(&first) {
+        return out;
     }
     let rest = max.saturating_sub(first.len() as u64);
     let mut reader = BufReader::new(std::io::Cursor::new(first).chain(r.take(rest)));
@@ -118,7 +66,7 @@ fn head(call: &HeadCall, ctx: &RunContext) -> ToolOutput {
     let mut line = Vec::new();
     let mut read_total: u64 = 0;
     let mut shown = 0;
-    while shown < call.lines {
+    while shown < lines {
         if shown % 512 == 511 && ctx.should_stop() {
             break;
         }
@@ -126,7 +74,7 @@ fn head(call: &HeadCall, ctx: &RunContext) -> ToolOutput {
         match reader.read_until(b'\n', &mut line) {
             Ok(0) => break,
             Ok(n) => read_total += n as u64,
-            Err(e) => return ToolOutput::error(format!("{}: cannot read: {e}", f.shown)),
+            Err(e) => return f.read_error(e),
         }
         shown += 1;
         if !buf.push(&String::from_utf8_lossy(&line)) {
@@ -134,7 +82,7 @@ fn head(call: &HeadCall, ctx: &RunContext) -> ToolOutput {
         }
     }
     let hit_limit = read_total >= max && size > max;
-    let cut = (hit_limit && (shown < call.lines || !line.ends_with(b"\n")))
+    let cut = (hit_limit && (shown < lines || !line.ends_with(b"\n")))
         .then(|| text::read_limit_note(ctx, size));
     text::finish(buf, ctx, cut)
 }
@@ -143,6 +91,7 @@ fn head(call: &HeadCall, ctx: &RunContext) -> ToolOutput {
 mod tests {
     use super::*;
     use crate::tools::readonly::testutil::{prepare_err, run, run_with};
+    use serde_json::json;
 
     #[test]
     fn first_lines() {

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::text;
-use super::walk::{Entry, Flow, Start, WalkOptions, Walker, skipped_notes};
+use super::walk::{Flow, Start, WalkOptions, Walker, cut_note, skipped_notes};
 use super::{args, object_schema};
 use crate::scope::{FileKind, Scope};
 use crate::supervisor::{Subject, ToolKind};
@@ -59,16 +59,12 @@ impl Ls {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Args {
-    #[serde(default = "dot")]
+    #[serde(default = "args::dot")]
     path: String,
     #[serde(default)]
     show_hidden: bool,
     #[serde(default = "one")]
     depth: u64,
-}
-
-fn dot() -> String {
-    ".".into()
 }
 
 fn one() -> u64 {
@@ -116,34 +112,13 @@ impl Invocation for LsCall {
     }
 }
 
-/// One entry's line: its name with what it is.
-pub(crate) fn describe(name: &str, entry: &Entry) -> String {
-    match entry.kind {
-        FileKind::Directory => format!("{name}/"),
-        FileKind::File => format!("{name} ({} bytes)", entry.meta.len()),
-        FileKind::Symlink => match std::fs::read_link(&entry.path) {
-            Ok(t) => format!("{name} -> {}", text::escape(&t.to_string_lossy())),
-            Err(_) => format!("{name} -> ?"),
-        },
-        other => format!("{name} ({})", other.as_str()),
-    }
-}
-
 fn ls(call: &LsCall, ctx: &RunContext) -> ToolOutput {
     let scope = ctx.scope.clone();
     let start = &call.start;
     if start.kind != FileKind::Directory {
         // A single file: its own line, like `ls FILE`.
-        return match std::fs::symlink_metadata(&start.real) {
-            Ok(meta) => {
-                let entry = Entry {
-                    path: start.real.clone(),
-                    depth: 0,
-                    kind: FileKind::of(&meta),
-                    meta,
-                };
-                ToolOutput::ok(describe(&text::escape(&start.shown), &entry) + "\n")
-            }
+        return match start.entry() {
+            Ok(entry) => ToolOutput::ok(entry.describe(&text::escape(&start.shown)) + "\n"),
             Err(e) => ToolOutput::error(format!("{}: {e}", start.shown)),
         };
     }
@@ -164,7 +139,7 @@ fn ls(call: &LsCall, ctx: &RunContext) -> ToolOutput {
             .unwrap_or_default();
         let indent = "  ".repeat(e.depth.saturating_sub(1));
         shown += 1;
-        if buf.line(&format!("{indent}{}", describe(&text::escape(&name), e))) {
+        if buf.line(&format!("{indent}{}", e.describe(&text::escape(&name)))) {
             Flow::Continue
         } else {
             Flow::Stop
@@ -174,8 +149,7 @@ fn ls(call: &LsCall, ctx: &RunContext) -> ToolOutput {
     if shown == 0 && !buf.is_truncated() {
         buf.line("(empty directory)");
     }
-    let cut = (stats.entry_limit || stats.stopped).then(|| skipped_notes(&stats, ctx).join("; "));
-    let mut out = text::finish(buf, ctx, cut.clone());
+    let mut out = text::finish(buf, ctx, cut_note(&stats, ctx));
     if stats.hidden > 0 {
         text::append_note(
             &mut out,
@@ -185,7 +159,7 @@ fn ls(call: &LsCall, ctx: &RunContext) -> ToolOutput {
             ),
         );
     }
-    if cut.is_none() {
+    if !stats.cut_short() {
         for note in skipped_notes(&stats, ctx) {
             text::append_note(&mut out, &note);
         }

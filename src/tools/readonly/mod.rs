@@ -9,6 +9,7 @@ use super::Tool;
 pub mod args;
 mod cat;
 mod diff;
+mod file_call;
 mod find;
 mod grep;
 mod head;

@@ -3,13 +3,12 @@
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::file_call::FileCall;
 use super::text::{self, Opened};
 use super::{args, object_schema};
 use crate::scope::Scope;
-use crate::supervisor::{Subject, ToolKind};
-use crate::tools::{
-    Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
-};
+use crate::supervisor::ToolKind;
+use crate::tools::{Invocation, RunContext, Tool, ToolError, ToolOutput, ToolSpec};
 
 /// Lines shown when no `limit` is given.
 pub(crate) const DEFAULT_LINES: u64 = 2000;
@@ -88,74 +87,61 @@ impl Tool for ReadFile {
             None => None,
         };
         let file = Opened::open(scope, &a.path)?;
-        Ok(Box::new(ReadFileCall {
+        let window = Window { offset, limit };
+        Ok(FileCall::boxed(
+            window.summary(&file.shown),
             file,
-            offset,
-            limit,
-        }))
+            move |f, ctx| read(f, window, ctx),
+        ))
     }
 }
 
-struct ReadFileCall {
-    file: Opened,
+/// Which lines a call asks for.
+#[derive(Clone, Copy)]
+struct Window {
     offset: u64,
     limit: Option<u64>,
 }
 
-impl Invocation for ReadFileCall {
-    fn summary(&self) -> String {
+impl Window {
+    fn summary(&self, shown: &str) -> String {
         match self.limit {
             Some(l) => format!(
-                "read_file {} (lines {}–{})",
-                self.file.shown,
+                "read_file {shown} (lines {}–{})",
                 self.offset,
                 self.offset.saturating_add(l - 1)
             ),
-            None if self.offset > 1 => {
-                format!("read_file {} (from line {})", self.file.shown, self.offset)
-            }
-            None => format!("read_file {}", self.file.shown),
+            None if self.offset > 1 => format!("read_file {shown} (from line {})", self.offset),
+            None => format!("read_file {shown}"),
         }
-    }
-
-    fn subject(&self) -> Subject {
-        self.file.subject()
-    }
-
-    fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
-        run_blocking(ctx, move |ctx| read(&self, ctx))
     }
 }
 
-fn read(call: &ReadFileCall, ctx: &RunContext) -> ToolOutput {
-    let f = &call.file;
+fn read(f: &Opened, asked: Window, ctx: &RunContext) -> ToolOutput {
     let size = f.size();
-    let read = match text::read_bounded(&f.file, size, ctx.limits.max_read_bytes) {
+    let read = match f.read_text(ctx) {
         Ok(r) => r,
-        Err(e) => return ToolOutput::error(format!("{}: cannot read: {e}", f.shown)),
+        Err(out) => return out,
     };
-    if text::is_binary(&read.bytes) {
-        return ToolOutput::error(text::binary_message(&f.shown, size));
-    }
     let content = String::from_utf8_lossy(&read.bytes);
     let total = text::lines(&content).count() as u64;
     let at_least = if read.cut { "at least " } else { "" };
     if total == 0 {
         return ToolOutput::ok(format!("[{} is empty]", f.shown));
     }
-    if call.offset > total {
+    if asked.offset > total {
         return ToolOutput::error(format!(
             "{}: offset {} is past the end of the file, which has {at_least}{total} lines",
-            f.shown, call.offset
+            f.shown, asked.offset
         ));
     }
-    let window = call.limit.unwrap_or(DEFAULT_LINES);
+    let window = asked.limit.unwrap_or(DEFAULT_LINES);
     let mut buf = text::out_buf(ctx);
-    let mut last_full = call.offset - 1;
+    let mut last_full = asked.offset - 1;
     let mut stopped = false;
     for (i, line) in text::lines(&content)
         .enumerate()
-        .skip((call.offset - 1) as usize)
+        .skip((asked.offset - 1) as usize)
         .take(window as usize)
     {
         let n = i as u64 + 1;
@@ -168,22 +154,20 @@ fn read(call: &ReadFileCall, ctx: &RunContext) -> ToolOutput {
         }
         last_full = n;
     }
-    if buf.is_truncated() {
-        let note = format!(
-            "{}; line {} was cut; call read_file with offset={} to read on",
-            text::output_limit_note(ctx),
+    if buf.is_truncated() || read.cut {
+        let hint = format!(
+            "line {} was cut; call read_file with offset={} to read on",
             last_full + 1,
             last_full + 1
         );
-        return buf.finish(&note);
-    }
-    if read.cut {
-        let note = format!(
-            "{}; lines past that point are not shown or counted; call read_file with offset={} to read on",
-            text::read_limit_note(ctx, size),
-            last_full + 1
-        );
-        return text::finish(buf, ctx, Some(note));
+        let cut = read.cut.then(|| {
+            format!(
+                "{}; lines past that point are not shown or counted; call read_file with offset={} to read on",
+                text::read_limit_note(ctx, size),
+                last_full + 1
+            )
+        });
+        return text::finish_hinted(buf, ctx, &hint, cut);
     }
     let mut out = text::finish(buf, ctx, None);
     if stopped {
@@ -200,7 +184,7 @@ fn read(call: &ReadFileCall, ctx: &RunContext) -> ToolOutput {
             &mut out,
             &format!(
                 "showing lines {}–{last_full} of {total}; call read_file with offset={} to read on",
-                call.offset,
+                asked.offset,
                 last_full + 1
             ),
         );

@@ -5,11 +5,11 @@ use std::fs::Metadata;
 use std::os::unix::fs::PermissionsExt;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::args::{self, PathArgs};
+use super::object_schema;
 use super::text;
-use super::{args, object_schema};
 use crate::scope::{FileKind, Scope};
 use crate::supervisor::{Subject, ToolKind};
 use crate::tools::{
@@ -45,12 +45,6 @@ impl Stat {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Args {
-    path: String,
-}
-
 impl Tool for Stat {
     fn spec(&self) -> &ToolSpec {
         &self.spec
@@ -61,7 +55,7 @@ impl Tool for Stat {
         a: &Map<String, Value>,
         scope: &Scope,
     ) -> Result<Box<dyn Invocation>, ToolError> {
-        let a: Args = args::parse(self.spec.name, a)?;
+        let a: PathArgs = args::parse(self.spec.name, a)?;
         let l = scope.lstat(&a.path)?;
         Ok(Box::new(StatCall {
             path: a.path,

@@ -3,16 +3,13 @@
 
 use std::os::unix::fs::FileExt;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::head::{DEFAULT_LINES, LinesArgs, MAX_LINES};
+use super::file_call;
 use super::text::{self, Opened};
-use super::{args, object_schema};
 use crate::scope::Scope;
-use crate::supervisor::{Subject, ToolKind};
-use crate::tools::{
-    Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
-};
+use crate::supervisor::ToolKind;
+use crate::tools::{Invocation, RunContext, Tool, ToolError, ToolOutput, ToolSpec};
 
 /// Bytes read per step backwards.
 const CHUNK: u64 = 64 * 1024;
@@ -33,13 +30,7 @@ impl Tail {
                     numbers); reads from the end, so it is cheap on big files such as logs. \
                     Binary files are refused (their size is given).",
                 kind: ToolKind::Read,
-                input_schema: object_schema(
-                    json!({
-                        "path": text::path_prop("File to read, relative to the workspace."),
-                        "lines": text::int_prop("How many lines.", DEFAULT_LINES, 0, MAX_LINES),
-                    }),
-                    &["path"],
-                ),
+                input_schema: file_call::lines_schema(),
             },
         }
     }
@@ -55,50 +46,23 @@ impl Tool for Tail {
         a: &Map<String, Value>,
         scope: &Scope,
     ) -> Result<Box<dyn Invocation>, ToolError> {
-        let name = self.spec.name;
-        let a: LinesArgs = args::parse(name, a)?;
-        let lines = args::check_range(name, "lines", a.lines, 0, MAX_LINES)?;
-        Ok(Box::new(TailCall {
-            file: Opened::open(scope, &a.path)?,
-            lines,
-        }))
+        file_call::prepare_lines(self.spec.name, a, scope, tail)
     }
 }
 
-struct TailCall {
-    file: Opened,
-    lines: u64,
-}
-
-impl Invocation for TailCall {
-    fn summary(&self) -> String {
-        format!("tail -n {} {}", self.lines, self.file.shown)
-    }
-
-    fn subject(&self) -> Subject {
-        self.file.subject()
-    }
-
-    fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
-        run_blocking(ctx, move |ctx| tail(&self, ctx))
-    }
-}
-
-fn tail(call: &TailCall, ctx: &RunContext) -> ToolOutput {
-    let f = &call.file;
+fn tail(f: &Opened, lines: u64, ctx: &RunContext) -> ToolOutput {
     let size = f.size();
     let max = ctx.limits.max_read_bytes;
-    let err = |e: std::io::Error| ToolOutput::error(format!("{}: cannot read: {e}", f.shown));
     // The binary check looks at the file's start, like the other tools.
     let sniff_len = (text::BINARY_SNIFF as u64).min(size).min(max);
     let mut sniff = vec![0u8; sniff_len as usize];
     if let Err(e) = f.file.read_exact_at(&mut sniff, 0) {
-        return err(e);
+        return f.read_error(e);
     }
-    if text::is_binary(&sniff) {
-        return ToolOutput::error(text::binary_message(&f.shown, size));
+    if let Err(out) = f.refuse_binary(&sniff) {
+        return out;
     }
-    if call.lines == 0 || size == 0 {
+    if lines == 0 || size == 0 {
         return ToolOutput::ok("");
     }
     let budget = max.saturating_sub(sniff_len);
@@ -110,7 +74,7 @@ fn tail(call: &TailCall, ctx: &RunContext) -> ToolOutput {
     let mut cut = false;
     loop {
         let breaks = count_breaks(&tail);
-        if breaks >= call.lines || pos == 0 {
+        if breaks >= lines || pos == 0 {
             break;
         }
         if read >= budget {
@@ -124,7 +88,7 @@ fn tail(call: &TailCall, ctx: &RunContext) -> ToolOutput {
         let step = CHUNK.min(pos).min(budget - read);
         let mut chunk = vec![0u8; step as usize];
         if let Err(e) = f.file.read_exact_at(&mut chunk, pos - step) {
-            return err(e);
+            return f.read_error(e);
         }
         pos -= step;
         read += step;
@@ -142,7 +106,7 @@ fn tail(call: &TailCall, ctx: &RunContext) -> ToolOutput {
     for (i, b) in tail[..body_end].iter().enumerate().rev() {
         if *b == b'\n' {
             seen += 1;
-            if seen == call.lines {
+            if seen == lines {
                 start = i + 1;
                 break;
             }
@@ -150,7 +114,7 @@ fn tail(call: &TailCall, ctx: &RunContext) -> ToolOutput {
     }
     // Without enough breaks and the file's start not reached, the first
     // line in hand is partial: drop it unless it is all there is.
-    if seen < call.lines
+    if seen < lines
         && pos > 0
         && let Some(i) = tail[..body_end].iter().position(|b| *b == b'\n')
     {
@@ -158,20 +122,18 @@ fn tail(call: &TailCall, ctx: &RunContext) -> ToolOutput {
     }
     let mut buf = text::out_buf(ctx);
     buf.push(&String::from_utf8_lossy(&tail[start..]));
-    if buf.is_truncated() {
-        return buf.finish(&format!(
-            "{}; use read_file with offset/limit for long lines",
-            text::output_limit_note(ctx)
-        ));
-    }
     let note = cut.then(|| {
         format!(
-            "{}; fewer than {} lines were found in the last {read} bytes",
+            "{}; fewer than {lines} lines were found in the last {read} bytes",
             text::read_limit_note(ctx, size),
-            call.lines
         )
     });
-    text::finish(buf, ctx, note)
+    text::finish_hinted(
+        buf,
+        ctx,
+        "use read_file with offset/limit for long lines",
+        note,
+    )
 }
 
 /// Line breaks in `tail` not counting a final one.
@@ -184,6 +146,7 @@ fn count_breaks(tail: &[u8]) -> u64 {
 mod tests {
     use super::*;
     use crate::tools::readonly::testutil::{run, run_with};
+    use serde_json::json;
 
     fn numbered(n: usize) -> String {
         (1..=n).map(|i| format!("l{i}\n")).collect()

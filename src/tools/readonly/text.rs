@@ -55,6 +55,32 @@ impl Opened {
     pub fn size(&self) -> u64 {
         self.meta.len()
     }
+
+    /// The error result for a failed read of this file.
+    pub fn read_error(&self, e: io::Error) -> ToolOutput {
+        ToolOutput::error(format!("{}: cannot read: {e}", self.shown))
+    }
+
+    /// Read at most `max` bytes from the current position; a failed read
+    /// is the error result.
+    pub fn read_up_to(&self, max: u64) -> Result<Bounded, ToolOutput> {
+        read_bounded(&self.file, self.size(), max).map_err(|e| self.read_error(e))
+    }
+
+    /// Refuse the file when `start` (its first bytes) shows it is binary.
+    pub fn refuse_binary(&self, start: &[u8]) -> Result<(), ToolOutput> {
+        if is_binary(start) {
+            return Err(ToolOutput::error(binary_message(&self.shown, self.size())));
+        }
+        Ok(())
+    }
+
+    /// Read the file up to the read limit, refusing a binary one.
+    pub fn read_text(&self, ctx: &RunContext) -> Result<Bounded, ToolOutput> {
+        let read = self.read_up_to(ctx.limits.max_read_bytes)?;
+        self.refuse_binary(&read.bytes)?;
+        Ok(read)
+    }
 }
 
 /// What a bounded read got.
@@ -66,7 +92,7 @@ pub(crate) struct Bounded {
 }
 
 /// Read at most `max` bytes of `file` from its current position.
-pub(crate) fn read_bounded(file: &File, size: u64, max: u64) -> io::Result<Bounded> {
+fn read_bounded(file: &File, size: u64, max: u64) -> io::Result<Bounded> {
     let mut bytes = Vec::with_capacity(size.min(max).min(1 << 20) as usize);
     let r: &File = file;
     r.take(max).read_to_end(&mut bytes)?;
@@ -80,7 +106,7 @@ pub(crate) fn is_binary(bytes: &[u8]) -> bool {
 }
 
 /// The message for a binary file a text tool will not dump.
-pub(crate) fn binary_message(shown: &str, size: u64) -> String {
+fn binary_message(shown: &str, size: u64) -> String {
     format!(
         "{shown}: binary file ({size} bytes; a NUL byte in its first 8 KiB); its content is not shown. \
          Use stat or wc for its size."
@@ -97,16 +123,21 @@ pub(crate) fn out_buf(ctx: &RunContext) -> OutputBuf {
     )
 }
 
-/// The note for a cut caused by the read limit.
-pub(crate) fn read_limit_note(ctx: &RunContext, size: u64) -> String {
+/// That the read limit was reached, naming it.
+pub(crate) fn read_limit_reached(ctx: &RunContext) -> String {
     format!(
-        "read limit of {} bytes reached (limits.max_read_bytes); the file is {size} bytes",
+        "read limit of {} bytes reached (limits.max_read_bytes)",
         ctx.limits.max_read_bytes
     )
 }
 
+/// The note for a cut caused by the read limit.
+pub(crate) fn read_limit_note(ctx: &RunContext, size: u64) -> String {
+    format!("{}; the file is {size} bytes", read_limit_reached(ctx))
+}
+
 /// The note for a cut caused by the output limit.
-pub(crate) fn output_limit_note(ctx: &RunContext) -> String {
+fn output_limit_note(ctx: &RunContext) -> String {
     format!(
         "output limit of {} bytes reached (limits.max_output_bytes)",
         ctx.limits.max_output_bytes
@@ -126,9 +157,34 @@ pub(crate) fn append_note(out: &mut ToolOutput, note: &str) {
 
 /// Finish a buffer: the output-limit note wins, else `cut_note` when the
 /// read was cut; the result is marked truncated in both cases.
-pub(crate) fn finish(mut buf: OutputBuf, ctx: &RunContext, cut_note: Option<String>) -> ToolOutput {
+pub(crate) fn finish(buf: OutputBuf, ctx: &RunContext, cut_note: Option<String>) -> ToolOutput {
+    finish_inner(buf, ctx, None, cut_note)
+}
+
+/// Like [`finish`], with `hint` (what to do instead) after the
+/// output-limit note.
+pub(crate) fn finish_hinted(
+    buf: OutputBuf,
+    ctx: &RunContext,
+    hint: &str,
+    cut_note: Option<String>,
+) -> ToolOutput {
+    finish_inner(buf, ctx, Some(hint), cut_note)
+}
+
+fn finish_inner(
+    mut buf: OutputBuf,
+    ctx: &RunContext,
+    hint: Option<&str>,
+    cut_note: Option<String>,
+) -> ToolOutput {
     if buf.is_truncated() {
-        return buf.finish(&output_limit_note(ctx));
+        let mut note = output_limit_note(ctx);
+        if let Some(hint) = hint {
+            note.push_str("; ");
+            note.push_str(hint);
+        }
+        return buf.finish(&note);
     }
     match cut_note {
         Some(note) => {

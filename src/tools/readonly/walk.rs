@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use super::text;
 use crate::scope::{FileKind, Scope, ScopeError, io_error};
 use crate::supervisor::Subject;
 use crate::tools::RunContext;
@@ -27,6 +28,12 @@ const MAX_IGNORE_FILE: u64 = 256 * 1024;
 
 /// Ignore files honoured in each directory, later ones winning.
 const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore"];
+
+/// Deepest `max_depth` the searching tools (`find`, `grep`) accept.
+pub(crate) const MAX_SEARCH_DEPTH: u64 = 100;
+
+/// The note for a walk or search ended by cancellation or the deadline.
+pub(crate) const STOPPED_EARLY: &str = "stopped early: the call was cancelled or ran out of time";
 
 /// Where a walking tool starts: a resolved, checked path (a directory, or a
 /// single entry to report on its own).
@@ -57,6 +64,18 @@ impl Start {
             paths: vec![self.real.clone()],
         }
     }
+
+    /// The start itself as an entry at depth 0 (`lstat`: a symlink is a
+    /// symlink), for tools that report a start that is not walked.
+    pub fn entry(&self) -> std::io::Result<Entry> {
+        let meta = std::fs::symlink_metadata(&self.real)?;
+        Ok(Entry {
+            path: self.real.clone(),
+            depth: 0,
+            kind: FileKind::of(&meta),
+            meta,
+        })
+    }
 }
 
 /// One entry found by a walk.
@@ -69,6 +88,21 @@ pub(crate) struct Entry {
     pub kind: FileKind,
     /// `lstat` metadata.
     pub meta: Metadata,
+}
+
+impl Entry {
+    /// Its line in a listing: `name` (already escaped) with what it is.
+    pub fn describe(&self, name: &str) -> String {
+        match self.kind {
+            FileKind::Directory => format!("{name}/"),
+            FileKind::File => format!("{name} ({} bytes)", self.meta.len()),
+            FileKind::Symlink => match std::fs::read_link(&self.path) {
+                Ok(t) => format!("{name} -> {}", text::escape(&t.to_string_lossy())),
+                Err(_) => format!("{name} -> ?"),
+            },
+            other => format!("{name} ({})", other.as_str()),
+        }
+    }
 }
 
 /// What the callback wants next.
@@ -93,6 +127,19 @@ pub(crate) struct WalkOptions {
     pub skip_vcs: bool,
 }
 
+impl WalkOptions {
+    /// A search below a directory (`find`, `grep`): dot entries included,
+    /// `.git` skipped, ignore files honoured only with `gitignore`.
+    pub fn search(max_depth: usize, gitignore: bool) -> Self {
+        Self {
+            max_depth,
+            show_hidden: true,
+            gitignore,
+            skip_vcs: true,
+        }
+    }
+}
+
 /// What a walk skipped and why it stopped.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct WalkStats {
@@ -110,6 +157,14 @@ pub(crate) struct WalkStats {
     pub entry_limit: bool,
     /// The deadline passed or the call was cancelled.
     pub stopped: bool,
+}
+
+impl WalkStats {
+    /// Whether the walk ended before it was through (entry limit,
+    /// deadline, cancellation).
+    pub fn cut_short(&self) -> bool {
+        self.entry_limit || self.stopped
+    }
 }
 
 /// A walk over one start directory.
@@ -347,7 +402,15 @@ pub(crate) fn skipped_notes(stats: &WalkStats, ctx: &RunContext) -> Vec<String> 
         ));
     }
     if stats.stopped {
-        notes.push("stopped early: the call was cancelled or ran out of time".into());
+        notes.push(STOPPED_EARLY.into());
     }
     notes
+}
+
+/// For a walk cut short, all its skipped notes joined: the reason a
+/// listing is truncated.
+pub(crate) fn cut_note(stats: &WalkStats, ctx: &RunContext) -> Option<String> {
+    stats
+        .cut_short()
+        .then(|| skipped_notes(stats, ctx).join("; "))
 }

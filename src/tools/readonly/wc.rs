@@ -1,15 +1,13 @@
 //! `wc`: line, word and byte counts of a file.
 
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::file_call;
+use super::object_schema;
 use super::text::{self, Opened};
-use super::{args, object_schema};
 use crate::scope::Scope;
-use crate::supervisor::{Subject, ToolKind};
-use crate::tools::{
-    Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
-};
+use crate::supervisor::ToolKind;
+use crate::tools::{Invocation, RunContext, Tool, ToolError, ToolOutput, ToolSpec};
 
 /// The `wc` tool.
 pub struct Wc {
@@ -39,12 +37,6 @@ impl Wc {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Args {
-    path: String,
-}
-
 impl Tool for Wc {
     fn spec(&self) -> &ToolSpec {
         &self.spec
@@ -55,28 +47,7 @@ impl Tool for Wc {
         a: &Map<String, Value>,
         scope: &Scope,
     ) -> Result<Box<dyn Invocation>, ToolError> {
-        let a: Args = args::parse(self.spec.name, a)?;
-        Ok(Box::new(WcCall {
-            file: Opened::open(scope, &a.path)?,
-        }))
-    }
-}
-
-struct WcCall {
-    file: Opened,
-}
-
-impl Invocation for WcCall {
-    fn summary(&self) -> String {
-        format!("wc {}", self.file.shown)
-    }
-
-    fn subject(&self) -> Subject {
-        self.file.subject()
-    }
-
-    fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
-        run_blocking(ctx, move |ctx| wc(&self.file, ctx))
+        file_call::prepare_path(self.spec.name, a, scope, wc)
     }
 }
 
@@ -92,9 +63,9 @@ fn count(bytes: &[u8]) -> (u64, u64) {
 
 fn wc(f: &Opened, ctx: &RunContext) -> ToolOutput {
     let size = f.size();
-    let read = match text::read_bounded(&f.file, size, ctx.limits.max_read_bytes) {
+    let read = match f.read_up_to(ctx.limits.max_read_bytes) {
         Ok(r) => r,
-        Err(e) => return ToolOutput::error(format!("{}: cannot read: {e}", f.shown)),
+        Err(out) => return out,
     };
     let (lines, words) = count(&read.bytes);
     let bytes = if read.cut {
