@@ -229,6 +229,43 @@ async fn normal_tools_still_run() {
 }
 
 #[tokio::test]
+async fn what_runs_outside_the_sandbox_later_stays_read_only() {
+    let f = fixture("");
+    f.ok("git init -q . && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m first")
+        .await;
+    std::fs::write(f.ws.join(".airlock.toml"), "mode = \"default\"\n").unwrap();
+    // A fresh shell protects the repository that now exists.
+    f.restart().await;
+    let config = std::fs::read_to_string(f.ws.join(".git/config")).unwrap();
+    for attempt in [
+        "echo '[core] fsmonitor = touch /tmp/pwned' >> .git/config",
+        "git config core.hooksPath /tmp",
+        "echo 'touch /tmp/pwned' > .git/hooks/pre-commit",
+        "rm -r .git/hooks",
+        "mv .git .git-moved",
+        "echo 'allow = [\"bash\"]' >> .airlock.toml",
+        "rm .airlock.toml",
+        "mv .airlock.toml x",
+    ] {
+        f.fails(attempt).await;
+    }
+    assert_eq!(
+        std::fs::read_to_string(f.ws.join(".git/config")).unwrap(),
+        config
+    );
+    assert!(!f.ws.join(".git/hooks/pre-commit").exists());
+    assert_eq!(
+        std::fs::read_to_string(f.ws.join(".airlock.toml")).unwrap(),
+        "mode = \"default\"\n"
+    );
+    // Everyday git still works.
+    let o = f
+        .ok("echo a > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t commit -q -m second && git log --oneline | wc -l")
+        .await;
+    assert_eq!(o.trim(), "2");
+}
+
+#[tokio::test]
 async fn mode_off_behaves_as_before() {
     let f = fixture("mode = \"off\"");
     assert_eq!(

@@ -223,3 +223,43 @@ async fn unavailable_and_not_required_runs_and_says_so() {
     );
     assert!(!sb["missing"].as_array().unwrap().is_empty());
 }
+
+/// A Unix socket reached by path is not cut by the network namespace: with
+/// the network off, the sockets of the runtime directories are hidden.
+#[tokio::test]
+async fn unix_sockets_in_runtime_directories_are_hidden_with_the_network_off() {
+    let runtime = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let sock = std::fs::canonicalize(runtime.path())
+        .unwrap()
+        .join("svc.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        for s in listener.incoming().flatten() {
+            let mut s = s;
+            let _ = s.write_all(b"hello");
+        }
+    });
+    let connect = format!(
+        "python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"{}\"); print(s.recv(5).decode())'",
+        sock.display()
+    );
+    for (flags, reachable) in [
+        (&["--approve-all"][..], false),
+        (&["--approve-all", "--allow-network"][..], true),
+    ] {
+        let ws = Ws::new();
+        let mut cmd = ws.serve_stdio();
+        cmd.args(flags).env("XDG_RUNTIME_DIR", runtime.path());
+        let client = start(&ws, cmd).await;
+        let r = bash(&client, &connect).await;
+        let out = text(&r);
+        if reachable {
+            assert!(out.starts_with("hello"), "{out}");
+        } else {
+            assert_eq!(r.is_error, Some(true), "{out}");
+            assert!(out.contains("FileNotFoundError"), "{out}");
+        }
+        client.cancel().await.unwrap();
+    }
+}

@@ -83,6 +83,9 @@ pub struct SandboxStatus {
     /// Whether the workspace's excluded paths are hidden.
     #[serde(default)]
     pub deny_excluded: bool,
+    /// Paths in the workspace kept read-only.
+    #[serde(default)]
+    pub protect: Vec<String>,
     /// Whether the network is reachable.
     #[serde(default)]
     pub allow_network: bool,
@@ -364,6 +367,7 @@ fn status(
         allow_read: show(&cfg.allow_read),
         deny_read: show(&cfg.deny_read),
         deny_excluded: cfg.deny_excluded,
+        protect: cfg.protect.clone(),
         allow_network: cfg.allow_network,
         allow_env: cfg.allow_env.clone(),
     }

@@ -14,6 +14,10 @@ use crate::scope::Exclusions;
 
 /// Most workspace entries looked at when finding excluded paths to hide.
 pub const SCAN_LIMIT: usize = 50_000;
+/// Directories not looked into for excluded paths: version control and
+/// build or dependency trees (large, and not where a project's secrets
+/// live).
+const SCAN_SKIPPED: &[&str] = &[".git", "target", "node_modules"];
 /// Most paths hidden (each is a mount).
 const MAX_HIDDEN: usize = 512;
 
@@ -90,8 +94,9 @@ pub fn resolve_all(entries: &[String], workspace: &Path, home: Option<&Path>) ->
         .collect()
 }
 
-/// Paths in `workspace` that `ex` matches (not descending into them), at
-/// most [`SCAN_LIMIT`] entries looked at; `true` if the scan was cut.
+/// Paths in `workspace` that `ex` matches (not descending into them, nor
+/// into [`SCAN_SKIPPED`] directories), at most [`SCAN_LIMIT`] entries
+/// looked at; `true` if the scan was cut.
 pub fn scan_excluded(workspace: &Path, ex: &Exclusions) -> (Vec<PathBuf>, bool) {
     let mut found = Vec::new();
     let mut stack = vec![workspace.to_path_buf()];
@@ -114,12 +119,61 @@ pub fn scan_excluded(workspace: &Path, ex: &Exclusions) -> (Vec<PathBuf>, bool) 
                 if let Ok(real) = std::fs::canonicalize(&path) {
                     found.push(real);
                 }
-            } else if ft.is_dir() && e.file_name() != ".git" {
+            } else if ft.is_dir() && !SCAN_SKIPPED.iter().any(|s| e.file_name() == *s) {
                 stack.push(path);
             }
         }
     }
     (found, false)
+}
+
+/// Where Unix sockets of services live (Docker, D-Bus, the session's
+/// agents and supervisors); hidden with the network off, since a socket
+/// reached by path is not cut by the network namespace.
+fn socket_roots() -> Vec<PathBuf> {
+    let mut roots = vec![PathBuf::from("/run"), PathBuf::from("/var/run")];
+    for var in ["XDG_RUNTIME_DIR", "AIRLOCK_RUNTIME_DIR"] {
+        if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            roots.push(PathBuf::from(v));
+        }
+    }
+    roots
+}
+
+/// Most entries looked at when finding sockets.
+const SOCKET_SCAN_LIMIT: usize = 5_000;
+
+/// The Unix sockets under `roots` (not following symlinks, at most
+/// [`SOCKET_SCAN_LIMIT`] entries, eight levels deep).
+pub fn scan_sockets(roots: &[PathBuf]) -> Vec<PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
+    let mut found = Vec::new();
+    let mut seen = 0usize;
+    let mut stack: Vec<(PathBuf, usize)> = roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .map(|r| (r, 0))
+        .collect();
+    stack.sort();
+    stack.dedup();
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > SOCKET_SCAN_LIMIT {
+                return found;
+            }
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_socket() {
+                found.push(e.path());
+            } else if ft.is_dir() && depth < 8 {
+                stack.push((e.path(), depth + 1));
+            }
+        }
+    }
+    found
 }
 
 /// Keep only the outermost of nested paths.
@@ -201,6 +255,9 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
             }
             deny.extend(found);
         }
+        if !cfg.allow_network {
+            deny.extend(scan_sockets(&socket_roots()));
+        }
         let link = private.join("hidden");
         std::os::unix::fs::symlink(HIDDEN_TARGET, &link)?;
         for d in outermost(deny) {
@@ -233,6 +290,9 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
                 }
             });
             hidden.push(d);
+        }
+        if writable_ws {
+            steps.extend(protect_steps(ws, &cfg.protect)?);
         }
 
         // A private /tmp, with what must stay visible under it bound back.
@@ -322,6 +382,46 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
         hidden,
         notes,
     })
+}
+
+/// Read-only binds of the `protect` paths that exist in the workspace,
+/// each preceded by a plain bind of its top directory onto itself (`.git`),
+/// so that directory, now a mount point, cannot be moved away and replaced.
+fn protect_steps(ws: &Path, protect: &[String]) -> io::Result<Vec<Step>> {
+    let mut tops: Vec<PathBuf> = Vec::new();
+    let mut ro: Vec<PathBuf> = Vec::new();
+    for rel in protect {
+        let Ok(real) = std::fs::canonicalize(ws.join(rel)) else {
+            continue;
+        };
+        let Ok(inside) = real.strip_prefix(ws) else {
+            continue;
+        };
+        let Some(first) = inside.components().next() else {
+            continue;
+        };
+        let top = ws.join(first);
+        if top != real && top.is_dir() && !tops.contains(&top) {
+            tops.push(top);
+        }
+        ro.push(real);
+    }
+    let mut steps = Vec::new();
+    for t in &tops {
+        steps.push(Step::Bind {
+            src: cstring(t)?,
+            dst: cstring(t)?,
+            readonly: None,
+        });
+    }
+    for p in outermost(ro) {
+        steps.push(Step::Bind {
+            src: cstring(&p)?,
+            dst: cstring(&p)?,
+            readonly: Some(locked_flags(&p)),
+        });
+    }
+    Ok(steps)
 }
 
 /// What must be bound back into the private `/tmp` so it stays visible

@@ -49,6 +49,10 @@ pub struct SandboxConfig {
     pub deny_read: Vec<String>,
     /// Also hide the paths in the workspace that `scope.excluded` matches.
     pub deny_excluded: bool,
+    /// Paths in the workspace kept read-only even when it is writable:
+    /// what runs outside the sandbox later (airlock's project config, git's
+    /// hooks and config).
+    pub protect: Vec<String>,
     /// Let the shell open network connections (also to the host's
     /// loopback).
     pub allow_network: bool,
@@ -86,6 +90,9 @@ pub const DEFAULT_ALLOW_ENV: &[&str] = &[
     "SSL_CERT_DIR",
 ];
 
+/// Kept read-only by default.
+pub const DEFAULT_PROTECT: &[&str] = &[".airlock.toml", ".git/hooks", ".git/config"];
+
 /// Hidden by default (besides the workspace's excluded paths).
 pub const DEFAULT_DENY_READ: &[&str] = &["~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud"];
 
@@ -102,6 +109,7 @@ impl Default for SandboxConfig {
             allow_read: vec!["/".into()],
             deny_read: strings(DEFAULT_DENY_READ),
             deny_excluded: true,
+            protect: strings(DEFAULT_PROTECT),
             allow_network: false,
             allow_env: strings(DEFAULT_ALLOW_ENV),
         }

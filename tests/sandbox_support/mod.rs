@@ -90,6 +90,24 @@ impl Fixture {
             .unwrap()
     }
 
+    /// Start a fresh shell (the sandbox is set up when a shell starts).
+    pub async fn restart(&self) {
+        let args = json!({ "restart": true });
+        let out = self
+            .session
+            .supervisor
+            .call(
+                &self.agent,
+                "bash",
+                Some(args.as_object().unwrap().clone()),
+                CancellationToken::new(),
+                None,
+            )
+            .await
+            .unwrap();
+        assert!(!out.is_error, "restart: {}", out.text);
+    }
+
     /// Run `command`; it must succeed; its output without the exit line.
     pub async fn ok(&self, command: &str) -> String {
         let out = self.bash(command).await;
