@@ -1,19 +1,23 @@
-//! Round-trip time of the bash tool's persistent shell against spawning a
-//! fresh `bash -c` per command.
+//! Round-trip time of the bash tool's persistent shell, unsandboxed and in
+//! the default sandbox, against spawning a fresh `bash -c` per command.
 //!
 //! ```text
 //! cargo run --release --example bash_bench [-- COUNT]
 //! ```
 //!
 //! Runs COUNT (default 1000) `true` commands each way and prints the
-//! median, p90 and p99 side by side. The persistent round trip is the whole
-//! call on the session: command file written, dispatch line sent, output
-//! read from the PTY until the sentinel, result normalised.
+//! median, p90 and p99 side by side, then the sandbox's cost (median
+//! difference, and the time to start a shell). The persistent round trip
+//! is the whole call on the session: command file written, dispatch line
+//! sent, output read from the PTY until the sentinel, result normalised.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use airlock::config::BashConfig;
-use airlock::tools::bash::{EnvFilter, Shell, ShellConfig};
+use airlock::sandbox::{Sandbox, SandboxConfig};
+use airlock::scope::{DEFAULT_EXCLUDED, Exclusions};
+use airlock::tools::bash::{Ending, EnvFilter, Shell, ShellConfig};
 
 fn quantile(sorted: &[Duration], q: f64) -> Duration {
     let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
@@ -24,6 +28,42 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
+async fn run_true(shell: &mut Shell) -> anyhow::Result<Duration> {
+    let t = Instant::now();
+    let r = shell
+        .run(
+            "true",
+            Duration::from_secs(10),
+            std::future::pending(),
+            &mut |_| {},
+        )
+        .await?;
+    let took = t.elapsed();
+    anyhow::ensure!(
+        matches!(r.ending, Ending::Finished { status: 0 }),
+        "unexpected ending {:?}",
+        r.ending
+    );
+    Ok(took)
+}
+
+/// Start a shell with `cfg` (timed), warm it up, then time `count` calls
+/// of `true`.
+async fn persistent(cfg: &ShellConfig, count: usize) -> anyhow::Result<(Duration, Vec<Duration>)> {
+    let t = Instant::now();
+    let mut shell = Shell::spawn(cfg).await?;
+    let start = t.elapsed();
+    for _ in 0..20 {
+        run_true(&mut shell).await?;
+    }
+    let mut v = Vec::with_capacity(count);
+    for _ in 0..count {
+        v.push(run_true(&mut shell).await?);
+    }
+    v.sort();
+    Ok((start, v))
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let count: usize = std::env::args()
@@ -31,48 +71,29 @@ async fn main() -> anyhow::Result<()> {
         .map(|s| s.parse())
         .transpose()?
         .unwrap_or(1000);
-    let ws = std::env::current_dir()?;
+    let ws = std::fs::canonicalize(std::env::current_dir()?)?;
     let env = EnvFilter::new(&BashConfig::default())?.apply(std::env::vars_os());
-    let cfg = ShellConfig {
+    let plain = ShellConfig {
         workspace: ws.clone(),
         env: env.clone(),
         max_output_bytes: 256 * 1024,
         sandbox: None,
     };
+    let excluded: Vec<String> = DEFAULT_EXCLUDED.iter().map(|s| s.to_string()).collect();
+    let sandbox = Sandbox::new(
+        &SandboxConfig::default(),
+        &ws,
+        &Exclusions::new(&excluded).map_err(anyhow::Error::msg)?,
+    );
+    println!("{}", sandbox.status().summary);
+    let boxed = ShellConfig {
+        env: sandbox.filter_env(env.clone())?,
+        sandbox: Some(Arc::clone(&sandbox)),
+        ..plain.clone()
+    };
 
-    let mut shell = Shell::spawn(&cfg).await?;
-    for _ in 0..20 {
-        shell
-            .run(
-                "true",
-                Duration::from_secs(10),
-                std::future::pending(),
-                &mut |_| {},
-            )
-            .await?;
-    }
-    let mut persistent = Vec::with_capacity(count);
-    for _ in 0..count {
-        let t = Instant::now();
-        let r = shell
-            .run(
-                "true",
-                Duration::from_secs(10),
-                std::future::pending(),
-                &mut |_| {},
-            )
-            .await?;
-        persistent.push(t.elapsed());
-        anyhow::ensure!(
-            matches!(
-                r.ending,
-                airlock::tools::bash::Ending::Finished { status: 0 }
-            ),
-            "unexpected ending {:?}",
-            r.ending
-        );
-    }
-    drop(shell);
+    let (plain_start, unsandboxed) = persistent(&plain, count).await?;
+    let (boxed_start, sandboxed) = persistent(&boxed, count).await?;
 
     let mut spawned = Vec::with_capacity(count);
     for _ in 0..count {
@@ -87,13 +108,13 @@ async fn main() -> anyhow::Result<()> {
         spawned.push(t.elapsed());
         anyhow::ensure!(out.status.success(), "bash -c true failed");
     }
-
-    persistent.sort();
     spawned.sort();
-    println!("{count} × `true`           median      p90         p99");
+
+    println!("{count} × `true`              median      p90         p99");
     for (name, v) in [
-        ("persistent session", &persistent),
-        ("fresh bash -c     ", &spawned),
+        ("persistent, unsandboxed", &unsandboxed),
+        ("persistent, sandboxed  ", &sandboxed),
+        ("fresh bash -c          ", &spawned),
     ] {
         println!(
             "{name}   {:>10}  {:>10}  {:>10}",
@@ -102,7 +123,17 @@ async fn main() -> anyhow::Result<()> {
             ms(quantile(v, 0.99))
         );
     }
-    let ratio = quantile(&spawned, 0.5).as_secs_f64() / quantile(&persistent, 0.5).as_secs_f64();
-    println!("persistent session is {ratio:.1}× faster (median)");
+    let diff = quantile(&sandboxed, 0.5).as_secs_f64() - quantile(&unsandboxed, 0.5).as_secs_f64();
+    println!(
+        "sandbox cost per command (median): {:+.3} ms (target: within 1 ms)",
+        diff * 1000.0
+    );
+    println!(
+        "shell start: {} unsandboxed, {} sandboxed (workspace scan, namespaces, mounts)",
+        ms(plain_start),
+        ms(boxed_start)
+    );
+    let ratio = quantile(&spawned, 0.5).as_secs_f64() / quantile(&unsandboxed, 0.5).as_secs_f64();
+    println!("persistent session is {ratio:.1}× faster than bash -c (median)");
     Ok(())
 }
