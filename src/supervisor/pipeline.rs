@@ -298,7 +298,8 @@ impl Supervisor {
                 return Ok(ToolOutput::error(text));
             }
         };
-        info.summary = invocation.summary();
+        // One line, whatever the agent put in its arguments.
+        info.summary = one_line(&invocation.summary());
         info.proposal = invocation.proposal().map(Arc::new);
         self.audit
             .append(&AuditEvent::CallRequested { call: info.clone() })?;
@@ -642,6 +643,22 @@ fn cap_output(out: &mut ToolOutput, max: usize) {
     out.truncated = true;
 }
 
+/// `s` with control characters escaped (`\n`, `\t`, `\x1b` …), so a
+/// summary is always one line on screen.
+fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A one-line description of a call that could not be prepared, from its
 /// raw arguments: `cat .env`, `bash rm -rf /`, `grep {"pattern":…}`.
 fn short_call(tool: &str, args: &Value) -> String {
@@ -655,8 +672,7 @@ fn short_call(tool: &str, args: &Value) -> String {
             _ => args.to_string(),
         },
     };
-    let detail: String = detail.chars().filter(|c| !c.is_control()).collect();
-    excerpt(format!("{tool} {detail}").trim(), 120)
+    excerpt(one_line(format!("{tool} {detail}").trim()).as_str(), 120)
 }
 
 /// The message the agent gets for a call that was not run.

@@ -338,3 +338,42 @@ async fn read_tools_run_without_asking() {
     assert_eq!(d["by"], "rule");
     assert_eq!(d["source"], "built-in");
 }
+
+#[tokio::test]
+async fn summaries_are_one_line_whatever_the_arguments() {
+    let f = fixture(Script::Approve, None);
+    let ws = f.sup.scope().workspace().to_path_buf();
+    std::fs::create_dir(ws.join("a\nb")).unwrap();
+    let args = |p: &str| json!({ "path": p }).as_object().cloned();
+    let out = f
+        .sup
+        .call(&f.agent, "ls", args("a\nb"), CancellationToken::new(), None)
+        .await
+        .unwrap();
+    assert!(!out.is_error, "{}", out.text);
+    let _ = f
+        .sup
+        .call(
+            &f.agent,
+            "cat",
+            args("nope\n\x1b[2J"),
+            CancellationToken::new(),
+            None,
+        )
+        .await
+        .unwrap();
+    let summaries: Vec<String> = records(&f.audit_path)
+        .into_iter()
+        .filter(|r| r["type"] == "call_requested")
+        .map(|r| r["call"]["summary"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(summaries.len(), 2);
+    for s in &summaries {
+        assert!(!s.chars().any(char::is_control), "{s:?}");
+    }
+    assert!(summaries[0].contains("a\\nb"), "{:?}", summaries[0]);
+    assert_eq!(
+        summaries[1], "cat nope (refused)",
+        "a refused call shows its first line"
+    );
+}
