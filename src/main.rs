@@ -91,6 +91,9 @@ enum Command {
     /// One session's audit trail as a timeline or JSON lines; --verify
     /// checks its hash chain.
     Log(airlock::report::cli::LogArgs),
+    /// One session's audit trail in the TUI, read-only: calls, decisions,
+    /// diffs; / filters, n/N jump to the next denied or failed call.
+    Review(airlock::tui::review::ReviewArgs),
 }
 
 fn main() -> ExitCode {
@@ -175,6 +178,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
             let ok = airlock::report::cli::log_command(&args, &data, &mut out, &mut err, tty)?;
             Ok(ExitCode::from(u8::from(!ok)))
+        }
+        Some(Command::Review(args)) => {
+            if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+                anyhow::bail!("review needs a terminal; `airlock log` prints the same trail");
+            }
+            let data = airlock::dirs::data_dir(cli.global.data_dir.as_deref());
+            runtime.block_on(airlock::tui::review::run_command(&args, &data))?;
+            Ok(ExitCode::SUCCESS)
         }
         None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
             let opts = session_options(cli.workspace, &cli.global, "supervisor")?;

@@ -40,6 +40,9 @@ pub enum CallStatus {
     Refused,
     /// Nobody answered in time.
     Timeout,
+    /// A reviewed trail has no result for it (no decision, or approved and
+    /// no result: the supervisor stopped first).
+    Unfinished,
 }
 
 impl CallStatus {
@@ -69,12 +72,22 @@ impl CallStatus {
             Self::Cancelled => "cancelled",
             Self::Refused => "refused",
             Self::Timeout => "timeout",
+            Self::Unfinished => "no result recorded",
         }
     }
 
     /// Still in flight.
     pub fn is_open(self) -> bool {
         matches!(self, Self::Received | Self::Waiting | Self::Running)
+    }
+
+    /// Denied, blocked, refused, timed out or failed: what a reviewer
+    /// jumps between.
+    pub fn is_problem(self) -> bool {
+        matches!(
+            self,
+            Self::Error | Self::Denied | Self::Blocked | Self::Refused | Self::Timeout
+        )
     }
 }
 
@@ -123,6 +136,23 @@ pub struct CallRow {
     pub live: Option<LiveOutput>,
     /// How it ended (the text bounded for display).
     pub outcome: Option<CallOutcome>,
+    /// What the audit trail adds, when the call was read from one.
+    pub recorded: Option<Box<Recorded>>,
+}
+
+/// A call as its audit trail records it, beyond what the live panes show.
+#[derive(Debug, Clone, Default)]
+pub struct Recorded {
+    /// The `call_requested` record's line and time.
+    pub requested: (usize, DateTime<Utc>),
+    /// The `call_decided` record's line and time.
+    pub decided: Option<(usize, DateTime<Utc>)>,
+    /// The `call_finished` record's line and time.
+    pub finished: Option<(usize, DateTime<Utc>)>,
+    /// Bytes the agent got (the outcome's text is the trail's excerpt).
+    pub output_bytes: usize,
+    /// For writes: the change as recorded, with its diff.
+    pub change: Option<crate::audit::ChangeRecord>,
 }
 
 /// Every call seen, oldest first. Positions are absolute: they stay valid
@@ -212,7 +242,16 @@ impl CallStore {
             started_at: None,
             live: None,
             outcome: None,
+            recorded: None,
         });
+    }
+
+    /// Add a call as a trail recorded it, whatever its status. Not bounded
+    /// by [`MAX_CALLS`]: a review shows every call of the trail.
+    pub fn push(&mut self, row: CallRow) {
+        self.index.insert(row.info.id, self.end());
+        self.bump(row.status, true);
+        self.rows.push_back(row);
     }
 
     /// The call waits for the human.

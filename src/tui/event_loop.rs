@@ -285,7 +285,7 @@ impl Loop {
 }
 
 /// Terminal input the app cares about.
-fn term_msg(ev: TermEvent) -> Option<Msg> {
+pub(super) fn term_msg(ev: TermEvent) -> Option<Msg> {
     match ev {
         TermEvent::Key(k) if k.kind != KeyEventKind::Release => Some(Msg::Key(k)),
         TermEvent::Mouse(m)

@@ -20,6 +20,10 @@ pub enum Context {
     Grants,
     /// "Quit and deny the waiting calls?"
     QuitConfirm,
+    /// The panes of a reviewed trail (`airlock review`): read-only.
+    Review,
+    /// Typing a review filter after `/`.
+    Filter,
 }
 
 /// What a key asks for.
@@ -71,6 +75,12 @@ pub enum Action {
     Yes,
     /// A key for the text field.
     Type(KeyEvent),
+    /// Open the filter field (review).
+    Filter,
+    /// Select the next denied, blocked, refused, timed-out or failed call.
+    NextProblem,
+    /// Select the previous one.
+    PrevProblem,
 }
 
 /// The keys, by context, for the help overlay: (keys, what they do).
@@ -103,12 +113,40 @@ pub const HELP: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
+/// The keys of `airlock review`, for its help overlay.
+pub const REVIEW_HELP: &[(&str, &[(&str, &str)])] = &[(
+    "Review (read-only: nothing is run, approved or written)",
+    &[
+        ("Tab Shift-Tab", "focus the next / previous pane"),
+        ("j k ↑ ↓", "move in the focused pane"),
+        ("PgUp PgDn", "a page up / down"),
+        ("g G Home End", "first / last"),
+        ("mouse wheel", "scroll the pane under the pointer"),
+        ("/", "filter calls: text in the tool, summary, arguments,"),
+        (
+            "",
+            "decision, who decided, reason or output (Enter applies)",
+        ),
+        ("Esc", "clear the filter"),
+        (
+            "n ]",
+            "next denied, blocked, refused, timed-out or failed call",
+        ),
+        ("N [", "previous one"),
+        ("?", "this help"),
+        ("q Ctrl-C", "quit"),
+    ],
+)];
+
 /// The action for `key` in `ctx`, if any.
 pub fn action(ctx: Context, key: KeyEvent) -> Option<Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let ctrl_c = ctrl && key.code == KeyCode::Char('c');
     if let Some(a) = movement(key)
-        && !matches!(ctx, Context::Typing | Context::QuitConfirm)
+        && !matches!(
+            ctx,
+            Context::Typing | Context::QuitConfirm | Context::Filter
+        )
     {
         return Some(a);
     }
@@ -167,6 +205,25 @@ pub fn action(ctx: Context, key: KeyEvent) -> Option<Action> {
             _ if ctrl_c => Some(Action::Back),
             _ => None,
         },
+        Context::Review => match key.code {
+            _ if ctrl_c => Some(Action::Quit),
+            _ if ctrl => None,
+            KeyCode::Tab => Some(Action::FocusNext),
+            KeyCode::BackTab => Some(Action::FocusPrev),
+            KeyCode::Char('?') => Some(Action::Help),
+            KeyCode::Char('q') => Some(Action::Quit),
+            KeyCode::Char('/') => Some(Action::Filter),
+            KeyCode::Char('n') | KeyCode::Char(']') => Some(Action::NextProblem),
+            KeyCode::Char('N') | KeyCode::Char('[') => Some(Action::PrevProblem),
+            KeyCode::Esc => Some(Action::Back),
+            _ => None,
+        },
+        Context::Filter => match key.code {
+            _ if ctrl_c => Some(Action::Back),
+            KeyCode::Enter => Some(Action::Confirm),
+            KeyCode::Esc => Some(Action::Back),
+            _ => Some(Action::Type(key)),
+        },
     }
 }
 
@@ -215,5 +272,30 @@ mod tests {
         assert_eq!(action(Context::Choose, ctrl_c), Some(Action::DenyNow));
         assert_eq!(action(Context::Typing, ctrl_c), Some(Action::DenyNow));
         assert_eq!(action(Context::Normal, ctrl_c), Some(Action::Quit));
+    }
+
+    #[test]
+    fn review_keys_jump_filter_and_never_answer() {
+        let shift_n = KeyEvent::new(KeyCode::Char('N'), KeyModifiers::SHIFT);
+        assert_eq!(action(Context::Review, key('n')), Some(Action::NextProblem));
+        assert_eq!(action(Context::Review, key(']')), Some(Action::NextProblem));
+        assert_eq!(action(Context::Review, shift_n), Some(Action::PrevProblem));
+        assert_eq!(action(Context::Review, key('[')), Some(Action::PrevProblem));
+        assert_eq!(action(Context::Review, key('/')), Some(Action::Filter));
+        assert_eq!(action(Context::Review, key('j')), Some(Action::Down));
+        for k in ['y', 's', 'a', 'e', 'r'] {
+            assert_eq!(action(Context::Review, key(k)), None, "{k}");
+        }
+        assert!(matches!(
+            action(Context::Filter, key('j')),
+            Some(Action::Type(_))
+        ));
+        assert_eq!(
+            action(
+                Context::Filter,
+                KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)
+            ),
+            Some(Action::Back)
+        );
     }
 }

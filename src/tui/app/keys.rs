@@ -36,6 +36,8 @@ impl App {
             },
             Context::Choose | Context::Pick | Context::Typing => self.prompt_action(action, fx),
             Context::Normal => self.pane_action(action, fx),
+            Context::Review => self.review_action(action, fx),
+            Context::Filter => self.filter_action(action),
         }
     }
 
@@ -53,7 +55,7 @@ impl App {
             return;
         }
         let at = Position::new(m.column, m.row);
-        let p = layout::panes(self.size);
+        let p = self.panes(self.size);
         let focus = if p.calls.contains(at) {
             Focus::Calls
         } else if p.detail.contains(at) {
@@ -66,7 +68,7 @@ impl App {
         self.scroll_pane(focus, delta);
     }
 
-    fn quit(&mut self, fx: &mut Vec<Effect>) {
+    pub(super) fn quit(&mut self, fx: &mut Vec<Effect>) {
         self.overlay = None;
         self.quit = true;
         fx.push(Effect::Quit);
@@ -81,7 +83,7 @@ impl App {
         }
     }
 
-    fn pane_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
+    pub(super) fn pane_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
         let page = self.page(self.focus) as isize;
         match action {
             Action::Up => self.scroll_pane(self.focus, -1),
@@ -90,16 +92,16 @@ impl App {
             Action::PageDown => self.scroll_pane(self.focus, page),
             Action::Top => match self.focus {
                 Focus::Calls => {
-                    self.calls_view.top(self.calls.first());
-                    self.detail_scroll = None;
+                    self.calls_view.top(self.calls_span().0);
+                    self.selection_changed();
                 }
                 Focus::Detail => self.detail_scroll = Some(0),
-                Focus::Audit => self.audit_view.top(self.audit_first),
+                Focus::Audit => self.audit_view.top(self.audit_span().0),
             },
             Action::Bottom => match self.focus {
                 Focus::Calls => {
                     self.calls_view.bottom();
-                    self.detail_scroll = None;
+                    self.selection_changed();
                 }
                 Focus::Detail => self.detail_scroll = None,
                 Focus::Audit => self.audit_view.bottom(),
@@ -126,8 +128,8 @@ impl App {
     }
 
     /// Rows in a pane's body.
-    fn page(&self, focus: Focus) -> usize {
-        let p = layout::panes(self.size);
+    pub(super) fn page(&self, focus: Focus) -> usize {
+        let p = self.panes(self.size);
         let pane = match focus {
             Focus::Calls => p.calls,
             Focus::Detail => p.detail,
@@ -141,19 +143,18 @@ impl App {
         match focus {
             Focus::Calls => {
                 let before = self.selected_call();
-                let (first, end) = (self.calls.first(), self.calls.end());
+                let (first, end) = self.calls_span();
                 self.calls_view.move_by(delta, first, end, height);
                 if self.selected_call() != before {
-                    self.detail_scroll = None;
+                    self.selection_changed();
                 }
             }
             Focus::Audit => {
-                let end = self.audit_first + self.audit.len();
-                self.audit_view
-                    .move_by(delta, self.audit_first, end, height);
+                let (first, end) = self.audit_span();
+                self.audit_view.move_by(delta, first, end, height);
             }
             Focus::Detail => {
-                let width = layout::panes(self.size).detail.width;
+                let width = self.panes(self.size).detail.width;
                 let total = detail::lines(self, width).len();
                 let max = total.saturating_sub(height);
                 let top = self

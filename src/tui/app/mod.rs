@@ -2,6 +2,7 @@
 //! happen outside (answer a call, add a grant, ring the bell) comes back as
 //! [`Effect`]s for the event loop, and drawing reads this state only.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -15,10 +16,13 @@ use super::keymap::Context;
 use super::list_view::ListView;
 use super::msg::{Effect, Msg};
 use super::prompt::{PendingPrompt, PromptQueue, Step};
+use super::review::Review;
+use super::ui::layout::{self, Panes};
 use crate::policy::Grant;
 use crate::supervisor::{AgentInfo, Event};
 
 mod keys;
+mod review_keys;
 
 /// Keys pressed this soon after a prompt appears are ignored.
 pub const KEY_GUARD: Duration = Duration::from_millis(300);
@@ -112,6 +116,9 @@ pub struct App {
     pub missed_events: u64,
     /// Set once the human chose to quit.
     pub quit: bool,
+    /// Set when the app shows a recorded trail (`airlock review`): no
+    /// prompts, nothing live, nothing written.
+    pub review: Option<Box<Review>>,
 }
 
 impl App {
@@ -137,6 +144,7 @@ impl App {
             notice: None,
             missed_events: 0,
             quit: false,
+            review: None,
         }
     }
 
@@ -147,7 +155,9 @@ impl App {
             Msg::Key(key) => self.key(key, &mut fx),
             Msg::Mouse(m) => self.mouse(m),
             Msg::Paste(text) => {
-                if let Step::Edit(input) | Step::Deny(input) = &mut self.prompts.step {
+                if let Some(input) = self.review.as_mut().and_then(|r| r.typing.as_mut()) {
+                    input.insert(&text);
+                } else if let Step::Edit(input) | Step::Deny(input) = &mut self.prompts.step {
                     input.insert(&text);
                 }
             }
@@ -206,6 +216,12 @@ impl App {
             Some(Overlay::QuitConfirm) => return Context::QuitConfirm,
             None => {}
         }
+        if let Some(r) = &self.review {
+            return match r.typing {
+                Some(_) => Context::Filter,
+                None => Context::Review,
+            };
+        }
         if self.prompts.is_empty() {
             return Context::Normal;
         }
@@ -232,8 +248,80 @@ impl App {
 
     /// The absolute position of the selected call.
     pub fn selected_call(&self) -> Option<usize> {
-        self.calls_view
-            .selection(self.calls.first(), self.calls.end())
+        let (first, end) = self.calls_span();
+        let v = self.calls_view.selection(first, end)?;
+        self.call_pos(v)
+    }
+
+    /// The calls pane's list positions, `first..end`: the call store's
+    /// positions, or, under a review filter, `0..` the matches.
+    pub fn calls_span(&self) -> (usize, usize) {
+        match self.filtered() {
+            Some(rows) => (0, rows.len()),
+            None => (self.calls.first(), self.calls.end()),
+        }
+    }
+
+    /// The call store position of list position `v`.
+    pub fn call_pos(&self, v: usize) -> Option<usize> {
+        match self.filtered() {
+            Some(rows) => rows.get(v).copied(),
+            None => Some(v),
+        }
+    }
+
+    fn filtered(&self) -> Option<&[usize]> {
+        let f = self.review.as_ref()?.filter.as_ref()?;
+        Some(&f.rows)
+    }
+
+    /// The audit pane's positions, `first..end`: records kept as they
+    /// were written, or a reviewed trail's lines (0-based).
+    pub fn audit_span(&self) -> (usize, usize) {
+        match &self.review {
+            Some(r) => (0, r.lines.len()),
+            None => (self.audit_first, self.audit_first + self.audit.len()),
+        }
+    }
+
+    /// The audit record at position `pos` (a reviewed trail's lines are
+    /// described as they come into view).
+    pub fn audit_line(&self, pos: usize) -> Option<Cow<'_, AuditLine>> {
+        match &self.review {
+            Some(r) => r.lines.describe(pos, self.tz).map(Cow::Owned),
+            None => self
+                .audit
+                .get(pos.checked_sub(self.audit_first)?)
+                .map(Cow::Borrowed),
+        }
+    }
+
+    /// Where the panes go in `area` (a review's status bar is taller).
+    pub fn panes(&self, area: Rect) -> Panes {
+        match self.review {
+            Some(_) => layout::panes_with_status(area, super::review::STATUS_ROWS),
+            None => layout::panes(area),
+        }
+    }
+
+    /// The selected call changed: show its detail from the top and, in a
+    /// review, its records in the audit pane.
+    pub(crate) fn selection_changed(&mut self) {
+        self.detail_scroll = None;
+        let Some(line) = self.selected_call().and_then(|pos| {
+            let r = self.calls.get(pos)?.recorded.as_ref()?;
+            Some(r.requested.0)
+        }) else {
+            return;
+        };
+        if self.review.is_some() {
+            let at = line.saturating_sub(1);
+            self.audit_view = ListView {
+                selected: at,
+                offset: at,
+                follow: false,
+            };
+        }
     }
 
     pub(crate) fn notice(&mut self, text: String) {

@@ -2,6 +2,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -19,20 +20,28 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .unwrap_or_default();
     pane_title(f, area, "Audit", &file, focused);
     let body = super::layout::body(area);
-    let first = app.audit_first;
-    let end = first + app.audit.len();
+    let (first, end) = app.audit_span();
     let selected = app.audit_view.selection(first, end);
     let (start, stop) = app.audit_view.window(first, end, body.height as usize);
     let width = body.width as usize;
+    let bad_line = app.review.as_ref().and_then(|r| r.bad_line());
     let lines: Vec<Line> = (start..stop)
-        .filter_map(|pos| Some((pos, app.audit.get(pos - first)?)))
+        .filter_map(|pos| Some((pos, app.audit_line(pos)?)))
         .map(|(pos, a)| {
-            let head = format!("{:>4} {} {:<14} ", a.seq, a.time, fit(&a.kind, 14));
+            // A review numbers the trail's lines, as `log --verify` does.
+            let num = match app.review {
+                Some(_) => pos as u64 + 1,
+                None => a.seq,
+            };
+            let head = format!("{:>4} {} {:<14} ", num, a.time, fit(&a.kind, 14));
             let room = width.saturating_sub(head.chars().count());
+            let broken = bad_line == Some(pos + 1);
             let style = match a.kind.as_str() {
+                _ if broken => theme::error().add_modifier(Modifier::REVERSED),
                 "call_decided" if a.text.contains(" refused ") => theme::error(),
                 "call_decided" => theme::added(),
                 "grant_added" | "grant_revoked" | "rule_saved" => theme::key(),
+                "unreadable" => theme::error(),
                 _ => ratatui::style::Style::default(),
             };
             let line = Line::from(vec![

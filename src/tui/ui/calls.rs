@@ -17,33 +17,32 @@ const TOOL: usize = 10;
 /// Draw the calls pane in `area` (title line included).
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let focused = app.focus == Focus::Calls && app.prompts.is_empty();
-    let (first, end) = (app.calls.first(), app.calls.end());
-    let state = if app.calls_view.follow {
-        "following".to_string()
-    } else {
-        "scrolled · G follows".to_string()
-    };
-    let title = format!("Calls ({})", app.calls.len());
+    let (first, end) = app.calls_span();
+    let selected = app.calls_view.selection(first, end);
+    let (title, state) = titles(app, first, end, selected);
     pane_title(f, area, &title, &state, focused);
     let body = super::layout::body(area);
     if body.height == 0 {
         return;
     }
-    if app.calls.is_empty() {
-        let hint = Line::styled(
-            "No calls yet. Agents connect with `airlock connect` (see the status bar).",
-            theme::dim(),
-        );
-        f.render_widget(Paragraph::new(hint), body);
+    if end == first {
+        let hint = match &app.review {
+            Some(r) => match &r.filter {
+                Some(flt) => format!("No call matches {:?}. Esc clears the filter.", flt.text),
+                None => "This trail has no calls.".into(),
+            },
+            None => {
+                "No calls yet. Agents connect with `airlock connect` (see the status bar).".into()
+            }
+        };
+        f.render_widget(Paragraph::new(Line::styled(hint, theme::dim())), body);
         return;
     }
-    let selected = app.calls_view.selection(first, end);
     let (start, stop) = app.calls_view.window(first, end, body.height as usize);
     let width = body.width as usize;
-    let lines: Vec<Line> = app
-        .calls
-        .range(start, stop)
-        .map(|(pos, row)| {
+    let lines: Vec<Line> = (start..stop)
+        .filter_map(|v| Some((v, app.calls.get(app.call_pos(v)?)?)))
+        .map(|(v, row)| {
             let (icon, style) = theme::status(row.status, app.now);
             let fixed = 2 + 9 + AGENT + 1 + TOOL + 1;
             let room = width.saturating_sub(fixed);
@@ -61,7 +60,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 ),
                 Span::raw(summary),
             ]);
-            if Some(pos) == selected {
+            if Some(v) == selected {
                 line.style(theme::selected(focused))
             } else {
                 line
@@ -69,4 +68,29 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         })
         .collect();
     f.render_widget(Paragraph::new(lines), body);
+}
+
+/// The title and what the right end of the title line says: following or
+/// not in a live session; in a review, where the selection is (and the
+/// filter).
+fn titles(app: &App, first: usize, end: usize, selected: Option<usize>) -> (String, String) {
+    let Some(r) = &app.review else {
+        let state = if app.calls_view.follow {
+            "following"
+        } else {
+            "scrolled · G follows"
+        };
+        return (format!("Calls ({})", app.calls.len()), state.into());
+    };
+    let at = selected.map_or(0, |s| s + 1 - first);
+    match &r.filter {
+        Some(flt) => (
+            format!("Calls ({} of {})", end - first, app.calls.len()),
+            format!("/{} · {at} of {}", fit(&flt.text, 24), end - first),
+        ),
+        None => (
+            format!("Calls ({})", app.calls.len()),
+            format!("{at} of {}", end - first),
+        ),
+    }
 }

@@ -79,25 +79,51 @@ pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     ]));
     out.push(Line::raw(info.summary.clone()));
     arguments(row, &mut out);
-    decision(row, &mut out);
+    decision(row, app, &mut out);
     let mut rows = wrap::wrap_all(out, width);
-    if let Some(p) = &info.proposal {
-        let title = format!("change: {} ({:?}, {})", p.path, p.action, p.summary());
-        rows.extend(wrap::wrap(section(&title.to_lowercase()), width));
-        let shown = p
-            .diff
-            .as_deref()
-            .map(|d| crate::audit::excerpt(d, DIFF_BYTES));
+    if let Some(c) = change(row) {
+        rows.extend(wrap::wrap(section(&c.title), width));
+        let shown = c.diff.map(|d| crate::audit::excerpt(d, DIFF_BYTES));
         let parsed = shown
             .as_deref()
             .map(crate::tui::diff::parse)
             .unwrap_or_default();
         rows.extend(diff::rows(&parsed, 0, usize::MAX, width));
+        if c.cut {
+            let note = Line::styled("… the trail keeps the diff only up to here", theme::dim());
+            rows.extend(wrap::wrap(note, width));
+        }
     }
     let mut tail = Vec::new();
     result(row, app, &mut tail);
+    trail(row, &mut tail);
     rows.extend(wrap::wrap_all(tail, width));
     rows
+}
+
+/// A write's change: proposed (live) or as the trail recorded it.
+struct Change<'a> {
+    title: String,
+    diff: Option<&'a str>,
+    /// The trail cut the diff.
+    cut: bool,
+}
+
+fn change(row: &CallRow) -> Option<Change<'_>> {
+    let word = |a: crate::supervisor::WriteAction| format!("{a:?}").to_lowercase();
+    if let Some(p) = &row.info.proposal {
+        return Some(Change {
+            title: format!("change: {} ({}, {})", p.path, word(p.action), p.summary()),
+            diff: p.diff.as_deref(),
+            cut: false,
+        });
+    }
+    let c = row.recorded.as_ref()?.change.as_ref()?;
+    Some(Change {
+        title: format!("change: {} ({}, {})", c.path, word(c.action), c.summary),
+        diff: c.diff.as_deref(),
+        cut: c.diff_truncated,
+    })
 }
 
 fn section(title: &str) -> Line<'static> {
@@ -112,7 +138,7 @@ fn arguments(row: &CallRow, out: &mut Vec<Line<'static>>) {
         return;
     }
     out.push(section("arguments"));
-    let has_diff = row.info.proposal.as_ref().is_some_and(|p| p.diff.is_some());
+    let has_diff = change(row).is_some_and(|c| c.diff.is_some());
     for (k, v) in args {
         if has_diff && matches!(k.as_str(), "content" | "old_text" | "new_text") {
             let n = v.as_str().map_or(0, |s| s.lines().count());
@@ -171,8 +197,9 @@ pub fn describe(d: &Decision) -> String {
     s
 }
 
-fn decision(row: &CallRow, out: &mut Vec<Line<'static>>) {
+fn decision(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
     out.push(section("decision"));
+    let recorded = row.recorded.as_deref();
     match &row.decision {
         Some(d) => {
             let style = if d.approved {
@@ -192,7 +219,27 @@ fn decision(row: &CallRow, out: &mut Vec<Line<'static>>) {
                     Span::raw(e.clone()),
                 ]));
             }
+            if let Some((r, (_, at))) = recorded.and_then(|r| Some((r, r.decided?))) {
+                let mut when = format!("at {}", theme::clock(at, &app.tz));
+                // How long it waited, when someone was asked.
+                if matches!(
+                    d.by,
+                    DecidedBy::User
+                        | DecidedBy::Timeout
+                        | DecidedBy::Cancelled
+                        | DecidedBy::Shutdown
+                        | DecidedBy::ConfirmerFailed
+                ) {
+                    let ms = (at - r.requested.1).num_milliseconds().max(0) as u64;
+                    when.push_str(&format!(", {} after the request", theme::duration_ms(ms)));
+                }
+                out.push(Line::styled(when, theme::dim()));
+            }
         }
+        None if recorded.is_some() => out.push(Line::styled(
+            "no decision recorded: the session ended or was killed first",
+            theme::key(),
+        )),
         None if row.status == CallStatus::Waiting => {
             out.push(Line::styled(
                 "waiting for you (see the prompt)",
@@ -226,7 +273,19 @@ fn result(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
         }
         return;
     }
-    let Some(o) = &row.outcome else { return };
+    let Some(o) = &row.outcome else {
+        if row.status == CallStatus::Unfinished && row.decision.as_ref().is_some_and(|d| d.approved)
+        {
+            let (icon, style) = theme::status(row.status, app.now);
+            out.push(Line::styled(
+                format!(
+                    "── result {icon} none recorded: the session ended or was killed while it ran"
+                ),
+                style,
+            ));
+        }
+        return;
+    };
     let (icon, style) = theme::status(row.status, app.now);
     let mut head = format!(
         "── result {icon} {} in {}",
@@ -236,8 +295,26 @@ fn result(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
     if o.truncated {
         head.push_str(" (truncated)");
     }
+    if let Some(r) = &row.recorded
+        && r.output_bytes > o.text.len()
+    {
+        head.push_str(&format!(" · the first part of {} bytes", r.output_bytes));
+    }
     out.push(Line::styled(head, style));
     for l in o.text.lines() {
         out.push(Line::raw(l.to_string()));
     }
+}
+
+/// Where a reviewed call's records are in the trail.
+fn trail(row: &CallRow, out: &mut Vec<Line<'static>>) {
+    let Some(r) = &row.recorded else { return };
+    let mut text = format!("── trail: line {} request", r.requested.0);
+    if let Some((line, _)) = r.decided {
+        text.push_str(&format!(", {line} decision"));
+    }
+    if let Some((line, _)) = r.finished {
+        text.push_str(&format!(", {line} result"));
+    }
+    out.push(Line::styled(text, theme::dim()));
 }

@@ -6,18 +6,21 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{theme, wrap};
-use crate::tui::keymap::HELP;
 
-/// Draw the help overlay.
-pub fn draw(f: &mut Frame) {
-    let keys_w = HELP
+/// The live TUI's note under its keys.
+pub const KEY_GUARD_NOTE: &str = "Keys pressed within 300 ms of a prompt appearing are ignored.";
+
+/// Draw the help overlay for `table` (a keymap's help table), with `note`
+/// under it.
+pub fn draw(f: &mut Frame, table: &[(&str, &[(&str, &str)])], note: Option<&str>) {
+    let keys_w = table
         .iter()
         .flat_map(|(_, ks)| ks.iter().map(|(k, _)| k.chars().count()))
         .max()
         .unwrap_or(0)
         + 2;
     let mut lines = Vec::new();
-    for (section, keys) in HELP {
+    for (section, keys) in table {
         lines.push(Line::styled(
             section.to_string(),
             Style::default().add_modifier(Modifier::BOLD),
@@ -30,10 +33,12 @@ pub fn draw(f: &mut Frame) {
         }
         lines.push(Line::raw(""));
     }
-    lines.push(Line::styled(
-        "Keys pressed within 300 ms of a prompt appearing are ignored.",
-        theme::dim(),
-    ));
+    match note {
+        Some(n) => lines.push(Line::styled(n.to_string(), theme::dim())),
+        None => {
+            lines.pop();
+        }
+    }
     let w = lines.iter().map(Line::width).max().unwrap_or(0) as u16;
     let area = super::layout::boxed(f.area(), w + 1, lines.len() as u16);
     f.render_widget(Clear, area);

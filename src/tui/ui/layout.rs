@@ -24,8 +24,13 @@ pub struct Panes {
 
 /// Lay the panes out in `area`.
 pub fn panes(area: Rect) -> Panes {
+    panes_with_status(area, STATUS_ROWS)
+}
+
+/// Lay the panes out in `area` above a status bar of `status_rows`.
+pub fn panes_with_status(area: Rect, status_rows: u16) -> Panes {
     let [main, status] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(STATUS_ROWS)]).areas(area);
+        Layout::vertical([Constraint::Min(0), Constraint::Length(status_rows)]).areas(area);
     if main.width >= WIDE {
         let [left, detail] =
             Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])

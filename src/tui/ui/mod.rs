@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::tui::app::{App, Overlay};
+use crate::tui::keymap::{HELP, REVIEW_HELP};
 
 pub mod audit;
 pub mod calls;
@@ -16,20 +17,25 @@ pub mod grants;
 pub mod help;
 pub mod layout;
 pub mod prompt;
+pub mod review_bar;
 pub mod status;
 pub mod theme;
 pub mod wrap;
 
 /// Draw the whole screen.
 pub fn draw(f: &mut Frame, app: &App) {
-    let p = layout::panes(f.area());
+    let p = app.panes(f.area());
     calls::draw(f, app, p.calls);
     detail::draw(f, app, p.detail);
     audit::draw(f, app, p.audit);
-    status::draw(f, app, p.status);
+    match &app.review {
+        Some(r) => review_bar::draw(f, app, r, p.status),
+        None => status::draw(f, app, p.status),
+    }
     prompt::draw(f, app);
     match app.overlay {
-        Some(Overlay::Help) => help::draw(f),
+        Some(Overlay::Help) if app.review.is_some() => help::draw(f, REVIEW_HELP, None),
+        Some(Overlay::Help) => help::draw(f, HELP, Some(help::KEY_GUARD_NOTE)),
         Some(Overlay::Grants { selected }) => grants::draw(f, app, selected),
         Some(Overlay::QuitConfirm) => grants::draw_quit(f, app),
         None => {}

@@ -82,7 +82,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
 }
 
 /// The keys that matter in `ctx`.
-fn hints(ctx: Context) -> Vec<Span<'static>> {
+pub fn hints(ctx: Context) -> Vec<Span<'static>> {
     let pairs: &[(&str, &str)] = match ctx {
         Context::Normal => &[
             ("Tab", "focus"),
@@ -97,6 +97,14 @@ fn hints(ctx: Context) -> Vec<Span<'static>> {
         Context::Help => &[("Esc", "close")],
         Context::Grants => &[("d", "revoke"), ("Esc", "close")],
         Context::QuitConfirm => &[("y", "quit"), ("n", "stay")],
+        Context::Review => &[
+            ("n/N", "next/prev denied or failed"),
+            ("/", "filter"),
+            ("Tab", "focus"),
+            ("?", "help"),
+            ("q", "quit"),
+        ],
+        Context::Filter => &[("Enter", "apply"), ("Esc", "clear")],
     };
     let mut out = Vec::new();
     for (k, what) in pairs {

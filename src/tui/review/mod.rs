@@ -1,0 +1,149 @@
+//! `airlock review`: one session's audit trail in the TUI, read-only.
+//!
+//! The trail is read once. Its lines become a [`Timeline`] whose calls are
+//! shown by the live TUI's own panes (as [`CallRow`]s), while the hash
+//! chain is checked on a second thread; the audit pane describes only the
+//! lines in view, so a 100,000-record trail opens in a fraction of a
+//! second. Nothing here writes: there is no prompt and no supervisor.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, FixedOffset, Utc};
+use ratatui::layout::Rect;
+
+use super::app::{App, Header};
+use super::calls::{CallRow, CallStatus, Recorded};
+use super::text_input::TextInput;
+use crate::audit::timeline::CallEntry;
+use crate::audit::{Timeline, VerifyReport, verify_reader};
+use crate::supervisor::CallOutcome;
+
+pub mod filter;
+mod lines;
+mod run;
+
+pub use lines::TrailLines;
+pub use run::{ReviewArgs, ReviewError, run, run_command};
+
+/// Rows of the status bar in a review: the session, the trail's
+/// integrity with the counts, and the filter or the keys.
+pub const STATUS_ROWS: u16 = 3;
+
+/// A trail under review.
+#[derive(Debug)]
+pub struct Review {
+    /// The trail file.
+    pub trail: PathBuf,
+    /// The trail read into calls and events.
+    pub timeline: Timeline,
+    /// Its sequence numbers and hash chain, checked.
+    pub verify: VerifyReport,
+    /// Its lines, for the audit pane.
+    pub lines: TrailLines,
+    /// The filter in force (`/`).
+    pub filter: Option<AppliedFilter>,
+    /// The filter being typed, while the field is open.
+    pub typing: Option<TextInput>,
+}
+
+/// A filter applied to the calls pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedFilter {
+    /// What was typed.
+    pub text: String,
+    /// The matching calls (indices into the timeline's calls, which are
+    /// also their positions in the app's call store), in order.
+    pub rows: Vec<usize>,
+}
+
+impl Review {
+    /// Read and check the trail at `path`.
+    pub fn load(path: &Path) -> std::io::Result<Self> {
+        let text = std::fs::read(path)?;
+        let (timeline, verify, starts) = std::thread::scope(|s| {
+            let verifying = s.spawn(|| verify_reader(&text[..]));
+            let starts = lines::line_starts(&text);
+            let timeline = lines::timeline(&text, &starts);
+            let verify = verifying
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            verify.map(|v| (timeline, v, starts))
+        })?;
+        Ok(Self {
+            trail: path.to_path_buf(),
+            timeline,
+            verify,
+            lines: TrailLines::new(text, starts),
+            filter: None,
+            typing: None,
+        })
+    }
+
+    /// The session's workspace, when the trail says.
+    pub fn workspace(&self) -> Option<&str> {
+        self.timeline.session.as_ref().map(|s| s.workspace.as_str())
+    }
+
+    /// The trail line (1-based) that does not verify, if any.
+    pub fn bad_line(&self) -> Option<usize> {
+        self.verify.error.as_ref().map(|e| e.line)
+    }
+
+    /// Turn the review into the app that shows it, the first call selected.
+    pub fn into_app(self, now: DateTime<Utc>, tz: FixedOffset, size: Rect) -> App {
+        let header = Header {
+            workspace: PathBuf::from(self.workspace().unwrap_or("")),
+            socket: PathBuf::new(),
+            audit: self.trail.clone(),
+            label: Some("review".into()),
+            sandbox: None,
+        };
+        let mut app = App::new(header, now, tz, size);
+        for c in &self.timeline.calls {
+            app.calls.push(row(c));
+        }
+        app.calls_view.top(0);
+        app.review = Some(Box::new(self));
+        app.selection_changed();
+        app
+    }
+}
+
+/// Read the trail at `path` into an app showing it.
+pub fn open(path: &Path, now: DateTime<Utc>, tz: FixedOffset, size: Rect) -> std::io::Result<App> {
+    Ok(Review::load(path)?.into_app(now, tz, size))
+}
+
+/// A recorded call as the panes show calls.
+fn row(c: &CallEntry) -> CallRow {
+    let status = match (&c.finished, &c.decided) {
+        (Some(f), _) => CallStatus::from_outcome(&f.status),
+        (None, Some(d)) if !d.decision.approved => {
+            CallStatus::from_outcome(d.decision.refusal_status())
+        }
+        _ => CallStatus::Unfinished,
+    };
+    let outcome = c.finished.as_ref().map(|f| CallOutcome {
+        status: f.status.clone(),
+        duration_ms: f.duration_ms,
+        text: f.excerpt.clone(),
+        is_error: f.is_error,
+        truncated: f.truncated,
+    });
+    let recorded = Recorded {
+        requested: (c.requested.line, c.requested.ts),
+        decided: c.decided.as_ref().map(|d| (d.at.line, d.at.ts)),
+        finished: c.finished.as_ref().map(|f| (f.at.line, f.at.ts)),
+        output_bytes: c.finished.as_ref().map_or(0, |f| f.output_bytes),
+        change: c.finished.as_ref().and_then(|f| f.change.clone()),
+    };
+    CallRow {
+        info: c.call.clone(),
+        status,
+        decision: c.decided.as_ref().map(|d| d.decision.clone()),
+        started_at: None,
+        live: None,
+        outcome,
+        recorded: Some(Box::new(recorded)),
+    }
+}
