@@ -214,6 +214,31 @@ async fn allow_write_adds_paths() {
 }
 
 #[tokio::test]
+async fn allow_read_confines_reads_but_keeps_what_programs_need() {
+    let out_dir = sandbox_support::target_tempdir();
+    let out = std::fs::canonicalize(out_dir.path()).unwrap();
+    std::fs::create_dir(out.join("visible")).unwrap();
+    std::fs::write(out.join("visible/a"), "seen").unwrap();
+    std::fs::write(out.join("unlisted"), "not seen").unwrap();
+    let f = fixture(&format!(
+        "allow_read = [{:?}]",
+        out.join("visible").display().to_string()
+    ));
+    std::fs::write(f.ws.join("w.txt"), "workspace").unwrap();
+    assert_eq!(
+        f.ok(&format!("cat {}", q(&out.join("visible/a")))).await,
+        "seen"
+    );
+    let e = f.fails(&format!("cat {}", q(&out.join("unlisted")))).await;
+    assert!(e.contains("Permission denied"), "{e}");
+    f.fails(&format!("ls {}", q(&out))).await;
+    // The workspace, system files and programs stay readable.
+    assert_eq!(f.ok("cat w.txt").await, "workspace");
+    f.ok("cat /etc/hostname >/dev/null && ls /usr/bin >/dev/null && sed --version >/dev/null")
+        .await;
+}
+
+#[tokio::test]
 async fn normal_tools_still_run() {
     let f = fixture("");
     let o = f
