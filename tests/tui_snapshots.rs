@@ -98,6 +98,20 @@ fn status_bar() {
 }
 
 #[test]
+fn status_bar_sandbox_off_says_why() {
+    for (w, h) in SIZES {
+        let mut app = busy_app(w, h);
+        app.header.sandbox = Some((
+            "sandbox: off — landlock: not supported by this kernel (+1 more)".into(),
+            airlock::sandbox::SandboxState::Off,
+        ));
+        let s = pane(w, 2, |f, area| ui::status::draw(f, &app, area));
+        assert!(s.contains("sandbox: off — landlock"), "{s}");
+        snap("status_bar_sandbox_off", w, h, s);
+    }
+}
+
+#[test]
 fn full_screen() {
     for (w, h) in SIZES {
         let mut app = busy_app(w, h);

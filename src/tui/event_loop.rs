@@ -83,7 +83,10 @@ pub async fn run(
         socket: listening.socket.clone(),
         audit: listening.audit.clone(),
         label: opts.label,
-        sandbox: None,
+        sandbox: Some((
+            session.sandbox_status().summary.clone(),
+            session.sandbox_status().state,
+        )),
     };
     let mut app = App::new(
         header,

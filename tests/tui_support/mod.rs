@@ -45,7 +45,10 @@ pub fn app(w: u16, h: u16) -> App {
         socket: PathBuf::from("/run/user/1000/airlock/5f1c0de2a9b7.sock"),
         audit: PathBuf::from("/home/dev/.local/share/airlock/audit/20260102T030405Z-ab12.jsonl"),
         label: None,
-        sandbox: None,
+        sandbox: Some((
+            "sandbox: workspace-write, no network (landlock+userns+mountns+netns)".into(),
+            airlock::sandbox::SandboxState::Enforced,
+        )),
     };
     App::new(
         header,

@@ -44,8 +44,8 @@ pub struct Header {
     pub audit: PathBuf,
     /// A label such as `demo`.
     pub label: Option<String>,
-    /// The sandbox in force, once there is one.
-    pub sandbox: Option<String>,
+    /// The bash sandbox in force: its status line and state.
+    pub sandbox: Option<(String, crate::sandbox::SandboxState)>,
 }
 
 /// The pane keys go to.

@@ -35,10 +35,28 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         format!(" (socket {}) ", app.header.socket.display()),
         theme::dim(),
     ));
-    if let Some(sb) = &app.header.sandbox {
-        first.push(Span::raw(format!("· sandbox: {sb} ")));
-    }
     let mut second = Vec::new();
+    // First on the second line, so it is never cut off: the bash sandbox.
+    if let Some((line, state)) = &app.header.sandbox {
+        use crate::sandbox::SandboxState;
+        let colour = match state {
+            SandboxState::Enforced => Color::Green,
+            SandboxState::Partial => Color::Yellow,
+            SandboxState::Off | SandboxState::Refused => Color::Red,
+        };
+        // A sandbox that holds is said briefly; one that does not is said in
+        // full, with its reason, whatever the width.
+        let shown = match state {
+            SandboxState::Enforced if area.width < 120 => "sandbox ✓".to_string(),
+            SandboxState::Enforced => line.split(" (").next().unwrap_or(line).to_string(),
+            _ => line.clone(),
+        };
+        second.push(Span::styled(
+            format!(" {shown} "),
+            Style::default().fg(colour),
+        ));
+        second.push(Span::styled("│", theme::dim()));
+    }
     let agents = match app.agents.len() {
         0 => "no agent connected".to_string(),
         _ => app
