@@ -58,6 +58,7 @@ fn main() {
                     text: "fn main() {}\n".into(),
                     is_error: false,
                     truncated: false,
+                    structured: None,
                 },
             },
         ] {

@@ -353,3 +353,44 @@ fn a_hundred_thousand_calls_render_quickly() {
     // benchmark (examples/tui_bench.rs) measures the real number.
     assert!(per_frame.as_millis() < 200, "{per_frame:?} per frame");
 }
+
+#[test]
+fn bash_prompt_shows_the_shell_directory_after_the_agents_last_command() {
+    let mut app = app(120, 40);
+    // Before any command: the workspace, where the shell starts.
+    app.update(Msg::Prompt {
+        call: bash(1, "ls", "look"),
+        verdict: ask("default: exec tools ask"),
+    });
+    let s = screen(&app);
+    assert!(
+        s.contains("/home/dev/tinytodo (the agent's shell starts here)"),
+        "{s}"
+    );
+    // The command ran after a `cd`: the next prompt shows where the shell is now.
+    let mut done = outcome("ok", 3, "exit code: 0", false);
+    done.structured = Some(serde_json::json!({"exit_code": 0, "cwd": "/home/dev/tinytodo/src"}));
+    core(
+        &mut app,
+        vec![
+            Event::CallDecided {
+                id: 1,
+                decision: Decision::approve(DecidedBy::User),
+            },
+            Event::CallStarted { id: 1 },
+            Event::CallFinished {
+                id: 1,
+                outcome: done,
+            },
+        ],
+    );
+    app.update(Msg::Prompt {
+        call: bash(2, "cargo test", "test"),
+        verdict: ask("default: exec tools ask"),
+    });
+    let s = screen(&app);
+    assert!(
+        s.contains("/home/dev/tinytodo/src (after the agent's last command)"),
+        "{s}"
+    );
+}

@@ -22,6 +22,8 @@ pub struct CallOutcome {
     pub is_error: bool,
     /// Whether output was cut at a limit.
     pub truncated: bool,
+    /// The result's `structuredContent` (bash: exit code, cwd …).
+    pub structured: Option<serde_json::Value>,
 }
 
 /// One thing that happened in the core.

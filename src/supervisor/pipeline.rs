@@ -594,6 +594,7 @@ impl Supervisor {
                 text: out.text.clone(),
                 is_error: out.is_error,
                 truncated: out.truncated,
+                structured: out.structured.clone(),
             },
         });
     }

@@ -355,6 +355,7 @@ mod tests {
             text: "x".into(),
             is_error: false,
             truncated: false,
+            structured: None,
         }
     }
 

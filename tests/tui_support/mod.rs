@@ -125,6 +125,7 @@ pub fn outcome(status: &str, ms: u64, text: &str, is_error: bool) -> CallOutcome
         text: text.into(),
         is_error,
         truncated: false,
+        structured: None,
     }
 }
 

@@ -116,6 +116,9 @@ pub struct App {
     pub missed_events: u64,
     /// Set once the human chose to quit.
     pub quit: bool,
+    /// Each agent's shell directory after its last bash command (agent id
+    /// → cwd), shown in the bash prompt.
+    pub shell_cwd: std::collections::HashMap<u64, String>,
     /// Set when the app shows a recorded trail (`airlock review`): no
     /// prompts, nothing live, nothing written.
     pub review: Option<Box<Review>>,
@@ -144,6 +147,7 @@ impl App {
             notice: None,
             missed_events: 0,
             quit: false,
+            shell_cwd: std::collections::HashMap::new(),
             review: None,
         }
     }
@@ -343,7 +347,19 @@ impl App {
             }
             Event::CallStarted { id } => self.calls.started(id, self.now),
             Event::CallOutput { id, chunk } => self.calls.output(id, &chunk),
-            Event::CallFinished { id, outcome } => self.calls.finished(id, outcome),
+            Event::CallFinished { id, outcome } => {
+                let cwd = outcome
+                    .structured
+                    .as_ref()
+                    .and_then(|s| s.get("cwd"))
+                    .and_then(|c| c.as_str());
+                if let (Some(cwd), Some(row)) = (cwd, self.calls.by_id(id))
+                    && row.info.tool == "bash"
+                {
+                    self.shell_cwd.insert(row.info.agent.id, cwd.to_string());
+                }
+                self.calls.finished(id, outcome)
+            }
         }
     }
 

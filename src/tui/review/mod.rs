@@ -129,6 +129,7 @@ fn row(c: &CallEntry) -> CallRow {
         text: f.excerpt.clone(),
         is_error: f.is_error,
         truncated: f.truncated,
+        structured: None,
     });
     let recorded = Recorded {
         requested: (c.requested.line, c.requested.ts),

@@ -105,10 +105,17 @@ fn text_body(app: &App, p: &PendingPrompt, width: usize) -> Option<Vec<Line<'sta
         if let Some(d) = p.description() {
             lines.push(Line::from(vec![label("why"), Span::raw(d.to_string())]));
         }
+        let (cwd, note) = match app.shell_cwd.get(&p.call.agent.id) {
+            Some(cwd) => (cwd.clone(), " (after the agent's last command)"),
+            None => (
+                app.header.workspace.display().to_string(),
+                " (the agent's shell starts here)",
+            ),
+        };
         lines.push(Line::from(vec![
             label("cwd"),
-            Span::raw(app.header.workspace.display().to_string()),
-            Span::styled(" (where the shell started; a cd persists)", theme::dim()),
+            Span::raw(cwd),
+            Span::styled(note, theme::dim()),
         ]));
     } else {
         lines.push(Line::from(vec![
