@@ -171,27 +171,7 @@ impl Tool for WriteFile {
             }
             (Some(_), false) => (WriteAction::Overwrite, a.content.into_bytes()),
         };
-        if new.len() as u64 > MAX_FILE_BYTES {
-            return Err(failed(
-                name,
-                format!(
-                    "the result would be {} bytes; airlock writes files up to {MAX_FILE_BYTES} bytes",
-                    new.len()
-                ),
-            ));
-        }
-        let shown = scope.display(&target.path());
-        let proposal = propose(&shown, action, old.as_deref(), &new);
-        Ok(Box::new(WriteCall {
-            tool: name,
-            target,
-            shown,
-            base: old.as_deref().map(digest),
-            new,
-            mode,
-            proposal,
-            note: None,
-        }))
+        WriteCall::prepared(name, scope, target, action, old.as_deref(), new, mode, None)
     }
 }
 
@@ -223,33 +203,22 @@ impl Tool for EditFile {
         let text = String::from_utf8_lossy(&old);
         let (new, count) = edit::replace(&text, &a.old_text, &a.new_text, a.replace_all)
             .map_err(|m| failed(name, format!("{}: {m}", a.path)))?;
-        let new = new.into_bytes();
-        if new.len() as u64 > MAX_FILE_BYTES {
-            return Err(failed(
-                name,
-                format!(
-                    "the result would be {} bytes; airlock writes files up to {MAX_FILE_BYTES} bytes",
-                    new.len()
-                ),
-            ));
-        }
-        let shown = scope.display(&target.path());
-        let proposal = propose(&shown, WriteAction::Edit, Some(&old), &new);
-        let note = Some(if count == 1 {
+        let note = if count == 1 {
             "replaced 1 occurrence".to_string()
         } else {
             format!("replaced {count} occurrences")
-        });
-        Ok(Box::new(WriteCall {
-            tool: name,
+        };
+        let new = new.into_bytes();
+        WriteCall::prepared(
+            name,
+            scope,
             target,
-            shown,
-            base: Some(digest(&old)),
+            WriteAction::Edit,
+            Some(&old),
             new,
-            mode: Some(mode),
-            proposal,
-            note,
-        }))
+            Some(mode),
+            Some(note),
+        )
     }
 }
 
@@ -300,6 +269,42 @@ impl Invocation for WriteCall {
 }
 
 impl WriteCall {
+    /// A prepared write of `new` over `old` (None: no file yet), with the
+    /// proposal the human will see. Refuses results over [`MAX_FILE_BYTES`].
+    #[allow(clippy::too_many_arguments)]
+    fn prepared(
+        tool: &'static str,
+        scope: &Scope,
+        target: Target,
+        action: WriteAction,
+        old: Option<&[u8]>,
+        new: Vec<u8>,
+        mode: Option<u32>,
+        note: Option<String>,
+    ) -> Result<Box<dyn Invocation>, ToolError> {
+        if new.len() as u64 > MAX_FILE_BYTES {
+            return Err(failed(
+                tool,
+                format!(
+                    "the result would be {} bytes; airlock writes files up to {MAX_FILE_BYTES} bytes",
+                    new.len()
+                ),
+            ));
+        }
+        let shown = scope.display(&target.path());
+        let proposal = propose(&shown, action, old, &new);
+        Ok(Box::new(WriteCall {
+            tool,
+            target,
+            shown,
+            base: old.map(digest),
+            new,
+            mode,
+            proposal,
+            note,
+        }))
+    }
+
     fn write(&self, scope: &Scope) -> Result<ToolOutput, WriteError> {
         let dir = apply::open_dir(scope, &self.target, true)?;
         let now = apply::read_current(&dir, &self.target.name, &self.shown, MAX_FILE_BYTES)?;
