@@ -4,6 +4,8 @@
 //! (by the test-only override) lacks a mechanism.
 
 mod mcp_support;
+#[allow(dead_code)]
+mod sandbox_support;
 
 use mcp_support::{NamedClient, Ws, args, of_type};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -228,7 +230,8 @@ async fn unavailable_and_not_required_runs_and_says_so() {
 /// the network off, the sockets of the runtime directories are hidden.
 #[tokio::test]
 async fn unix_sockets_in_runtime_directories_are_hidden_with_the_network_off() {
-    let runtime = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // Not under /tmp: the shell's /tmp is private whatever the network.
+    let runtime = sandbox_support::target_tempdir();
     let sock = std::fs::canonicalize(runtime.path())
         .unwrap()
         .join("svc.sock");

@@ -24,9 +24,20 @@ pub struct Fixture {
     agent: AgentInfo,
 }
 
-/// A temp dir outside /tmp (under cargo's target directory).
+/// A temp dir outside /tmp (the sandbox gives the shell a private /tmp, so
+/// host paths under /tmp are not what these tests are about): under cargo's
+/// target directory, or under /var/tmp when the target directory itself is
+/// under /tmp (a checkout or CARGO_TARGET_DIR there).
 pub fn target_tempdir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let real = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
+    let tmp = std::fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| "/tmp".into());
+    if real.starts_with(&tmp) || real.starts_with("/tmp") {
+        let base = std::path::Path::new("/var/tmp/airlock-sandbox-tests");
+        std::fs::create_dir_all(base).unwrap();
+        return tempfile::tempdir_in(base).unwrap();
+    }
+    tempfile::tempdir_in(target).unwrap()
 }
 
 /// `[sandbox]` settings (TOML lines) for a workspace under cargo's target
