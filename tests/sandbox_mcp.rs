@@ -4,7 +4,6 @@
 //! (by the test-only override) lacks a mechanism.
 
 mod mcp_support;
-#[allow(dead_code)]
 mod sandbox_support;
 
 use mcp_support::{NamedClient, Ws, args, of_type};
