@@ -269,11 +269,15 @@ impl Supervisor {
         info.kind = Some(kind);
 
         // 2. Arguments and path scope: refused outright, never prompted.
-        // Preparing may read files (a write's diff), so it runs off the
-        // async threads.
+        // Preparing a write reads the file and computes its diff, so it runs
+        // off the async threads.
         // A command may be edited at the prompt: keep exec tools' arguments.
         let exec_args = (kind == ToolKind::Exec).then(|| args.clone());
-        let prepared = {
+        let prepared = if kind == ToolKind::Read {
+            // Resolving and opening a path: a few system calls, done here
+            // rather than paying a thread hand-off on every read.
+            Ok(tool.prepare(&args, &self.scope))
+        } else {
             let (tool, scope) = (tool.clone(), self.scope.clone());
             tokio::task::spawn_blocking(move || tool.prepare(&args, &scope)).await
         };
@@ -426,7 +430,11 @@ impl Supervisor {
         };
         let name = tool.spec().name;
         args.insert("command".into(), Value::String(edited.to_string()));
-        let prepared = {
+        let prepared = if kind == ToolKind::Read {
+            // Resolving and opening a path: a few system calls, done here
+            // rather than paying a thread hand-off on every read.
+            Ok(tool.prepare(&args, &self.scope))
+        } else {
             let (tool, scope) = (tool.clone(), self.scope.clone());
             tokio::task::spawn_blocking(move || tool.prepare(&args, &scope)).await
         };
