@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use airlock::audit::{AuditEvent, AuditLog, ChangeRecord, Timeline};
-use airlock::supervisor::{AgentInfo, CallInfo, DecidedBy, Decision, ToolKind, WriteAction};
+use airlock::audit::Timeline;
 use anyhow::{Context, bail};
-use serde_json::json;
+
+#[path = "support/trail.rs"]
+mod trail;
 
 const RECORDS: usize = 100_000;
 const RUNS: usize = 5;
@@ -27,7 +28,7 @@ fn main() -> anyhow::Result<()> {
     let id = "20260101T000000.000Z-be7c";
     let trail = airlock::dirs::audit_dir(&data).join(format!("{id}.jsonl"));
     let t0 = Instant::now();
-    write_trail(&trail)?;
+    trail::write_trail(&trail, RECORDS)?;
     let size = std::fs::metadata(&trail)?.len();
     println!(
         "trail: {RECORDS} records, {:.1} MB, written in {:.2} s",
@@ -139,125 +140,4 @@ fn run(bin: &Path, data: &Path, args: &[&str]) -> anyhow::Result<(Duration, usiz
         bail!("airlock {} failed: {status}", args.join(" "));
     }
     Ok((elapsed, total))
-}
-
-/// A session's worth of records: start, two agents, then calls of three
-/// records each — reads with 512-byte excerpts, bash commands, some
-/// denied, and writes with diffs — and the end.
-fn write_trail(path: &Path) -> anyhow::Result<()> {
-    let log = AuditLog::create(path)?;
-    log.append(&AuditEvent::SessionStart {
-        session: "bench".into(),
-        workspace: "/home/dev/project".into(),
-        version: airlock::VERSION.into(),
-        pid: 1,
-        mode: "supervisor".into(),
-        confirmer: "tui".into(),
-        config_digest: "0".repeat(64),
-        config_files: vec!["built-in".into()],
-        roots: vec!["/home/dev/project".into()],
-        excluded: vec![".env".into()],
-        tools: vec!["bash".into(), "read_file".into(), "write_file".into()],
-        policy_mode: "default".into(),
-        rules: vec!["allow bash(cargo test *) (from /home/dev/project/.airlock.toml)".into()],
-        sandbox: None,
-    })?;
-    let agents: Vec<AgentInfo> = (1..=2)
-        .map(|id| AgentInfo {
-            id,
-            name: format!("agent-{id}"),
-            version: Some("1.0".into()),
-        })
-        .collect();
-    for a in &agents {
-        log.append(&AuditEvent::AgentConnected { agent: a.clone() })?;
-    }
-    let excerpt: String = "fn main() { println!(\"hello\"); }\n".repeat(16);
-    let diff = format!(
-        "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,3 @@\n{}",
-        "-old line\n+new line\n".repeat(20)
-    );
-    let mut id = 0u64;
-    let mut written = 3;
-    while written + 3 < RECORDS {
-        id += 1;
-        let (tool, kind, args, summary) = match id % 10 {
-            0..=5 => (
-                "read_file",
-                ToolKind::Read,
-                json!({"path": format!("src/m{id}.rs")}),
-                format!("read_file src/m{id}.rs"),
-            ),
-            6..=8 => (
-                "bash",
-                ToolKind::Exec,
-                json!({"command": format!("cargo test -q t{id}")}),
-                format!("cargo test -q t{id}"),
-            ),
-            _ => (
-                "write_file",
-                ToolKind::Write,
-                json!({"path": "src/lib.rs", "content": "new line\n".repeat(20)}),
-                "overwrite src/lib.rs (+20 −20)".into(),
-            ),
-        };
-        let call = CallInfo {
-            id,
-            agent: agents[(id % 2) as usize].clone(),
-            tool: tool.into(),
-            kind: Some(kind),
-            args,
-            summary,
-            received_at: chrono::Utc::now(),
-            proposal: None,
-        };
-        log.append(&AuditEvent::CallRequested { call })?;
-        let decision = match (kind, id % 7) {
-            (ToolKind::Read, _) => Decision::approve(DecidedBy::Rule {
-                rule: "default: read-only tools run without asking".into(),
-                source: "built-in".into(),
-            }),
-            (_, 0) => Decision::deny(DecidedBy::User, Some("not now".into())),
-            _ => Decision::approve(DecidedBy::User),
-        };
-        let approved = decision.approved;
-        let status = if approved {
-            "ok"
-        } else {
-            decision.refusal_status()
-        };
-        log.append(&AuditEvent::CallDecided {
-            call_id: id,
-            decision,
-        })?;
-        log.append(&AuditEvent::CallFinished {
-            call_id: id,
-            status: status.into(),
-            duration_ms: 12,
-            is_error: !approved,
-            truncated: false,
-            output_bytes: excerpt.len(),
-            output_sha256: "0".repeat(64),
-            excerpt: excerpt.clone(),
-            change: (kind == ToolKind::Write).then(|| ChangeRecord {
-                path: "src/lib.rs".into(),
-                action: WriteAction::Overwrite,
-                summary: "+20 −20".into(),
-                diff: Some(diff.clone()),
-                diff_sha256: Some("0".repeat(64)),
-                diff_truncated: false,
-            }),
-        })?;
-        written += 3;
-    }
-    while written < RECORDS - 1 {
-        log.append(&AuditEvent::AgentDisconnected {
-            agent: agents[0].clone(),
-        })?;
-        written += 1;
-    }
-    log.append(&AuditEvent::SessionEnd {
-        reason: "shutdown".into(),
-    })?;
-    Ok(())
 }
