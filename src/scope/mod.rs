@@ -206,21 +206,27 @@ impl Scope {
 
     /// Check a canonical path: inside a root and not excluded.
     pub fn check_real(&self, shown: &str, real: &Path) -> Result<(), ScopeError> {
-        let Some(root) = self.root_of(real) else {
+        if self.root_of(real).is_none() {
             return Err(ScopeError::OutsideRoots {
                 path: shown.to_string(),
                 roots: self.roots_display(),
             });
-        };
-        if let Ok(rel) = real.strip_prefix(root)
-            && let Some(pattern) = self.exclusions.matches(rel)
-        {
-            return Err(ScopeError::Excluded {
+        }
+        self.check_excluded(shown, real)?;
+        Ok(())
+    }
+
+    /// Refuse `p` (absolute, under a root) when it or an ancestor matches an
+    /// exclusion pattern; paths outside every root pass (the root check
+    /// reports them).
+    pub fn check_excluded(&self, shown: &str, p: &Path) -> Result<(), ScopeError> {
+        match self.excluded_by(p) {
+            Some(pattern) => Err(ScopeError::Excluded {
                 path: shown.to_string(),
                 pattern: pattern.to_string(),
-            });
+            }),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Resolve an agent-supplied path to its canonical form and check it.
@@ -229,15 +235,7 @@ impl Scope {
     /// symlink to an innocent file.
     pub fn resolve(&self, path: &str) -> Result<PathBuf, ScopeError> {
         let lexical = self.absolute(path)?;
-        if let Some(root) = self.root_of(&lexical)
-            && let Ok(rel) = lexical.strip_prefix(root)
-            && let Some(pattern) = self.exclusions.matches(rel)
-        {
-            return Err(ScopeError::Excluded {
-                path: path.to_string(),
-                pattern: pattern.to_string(),
-            });
-        }
+        self.check_excluded(path, &lexical)?;
         let real = std::fs::canonicalize(&lexical).map_err(|e| io_error(path, &e))?;
         self.check_real(path, &real)?;
         Ok(real)

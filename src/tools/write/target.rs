@@ -90,12 +90,7 @@ fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
     let Ok(rel) = p.strip_prefix(root) else {
         return Ok(());
     };
-    if let Some(pattern) = scope.exclusions().matches(rel) {
-        return Err(ScopeError::Excluded {
-            path: shown.to_string(),
-            pattern: pattern.to_string(),
-        });
-    }
+    scope.check_excluded(shown, p)?;
     let first = rel.components().next().map(|c| c.as_os_str());
     let in_git = rel.components().any(|c| c.as_os_str() == ".git");
     let is_project_config = root == scope.workspace()
