@@ -413,3 +413,44 @@ fn moved_binary_updates_the_command_and_remove_still_works() {
     w.remove(Agent::Gemini);
     assert_eq!(read(&s), before);
 }
+
+#[test]
+fn tabs_crlf_and_a_missing_final_newline_survive_install_and_remove() {
+    let w = World::new();
+    let s = w.home.join(".gemini/settings.json");
+    std::fs::create_dir_all(s.parent().unwrap()).unwrap();
+    let before = "{\r\n\t\"ui\": {\r\n\t\t\"theme\": \"GitHub\"\r\n\t}\r\n}";
+    std::fs::write(&s, before).unwrap();
+    w.install(Agent::Gemini);
+    let text = read(&s);
+    assert!(
+        text.contains("\r\n\t\"mcpServers\": {\r\n\t\t\"airlock\": {"),
+        "{text:?}"
+    );
+    assert!(
+        !text.replace("\r\n", "").contains('\n'),
+        "only CRLF: {text:?}"
+    );
+    assert_eq!(jsonc(&s)["mcpServers"]["airlock"]["args"][0], "connect");
+    w.remove(Agent::Gemini);
+    assert_eq!(read(&s), before);
+}
+
+#[test]
+fn a_crlf_codex_config_keeps_its_line_endings() {
+    let w = World::new();
+    let cfg = w.home.join(".codex/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    let before = "# mine\r\nmodel = \"x\"\r\n\r\n[features]\r\nfoo = true\r\n";
+    std::fs::write(&cfg, before).unwrap();
+    w.install(Agent::Codex);
+    let text = read(&cfg);
+    assert!(
+        !text.replace("\r\n", "").contains('\n'),
+        "only CRLF: {text:?}"
+    );
+    assert_eq!(toml(&cfg)["features"]["shell_tool"].as_bool(), Some(false));
+    assert!(all_unchanged(&w.install(Agent::Codex)));
+    w.remove(Agent::Codex);
+    assert_eq!(read(&cfg), before);
+}

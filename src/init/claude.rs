@@ -57,6 +57,13 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
         "headless `claude -p` calls airlock's tools without asking (permissions.allow \
          \"{ALLOW_RULE}\"): airlock asks you instead."
     )];
+    if opts.trust_folder {
+        notes.push(
+            "--trust-folder changes nothing for Claude Code: the project server is approved in \
+             .claude/settings.local.json, which Claude reads before the workspace is trusted."
+                .into(),
+        );
+    }
     if opts.project {
         notes.push(
             ".mcp.json holds this machine's airlock path; the approval and the rules are in \
