@@ -237,7 +237,7 @@ async fn a_disconnect_cancels_the_waiting_call_before_the_agent_leaves() {
             "agent_disconnected"
         ]
     );
-    assert_eq!(records[2]["by"], "cancelled");
+    assert_eq!(records[2]["by"], "disconnected");
     assert_eq!(records[3]["status"], "cancelled");
     assert_eq!(records[4]["agent"]["name"], "waiting-agent");
     assert!(!s.root.join("orphan.txt").exists());

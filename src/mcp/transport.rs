@@ -71,6 +71,8 @@ pub struct LineTransport<R> {
     writer: Option<JoinHandle<()>>,
     /// Told about every message answered with an error here (to audit it).
     on_rejected: Option<RejectHook>,
+    /// Cancelled once the peer's input ends (EOF or a read error).
+    input_closed: Option<tokio_util::sync::CancellationToken>,
 }
 
 /// Called with the error sent back and the offending bytes (possibly cut).
@@ -97,6 +99,20 @@ where
             out: Some(tx),
             writer: Some(writer),
             on_rejected: None,
+            input_closed: None,
+        }
+    }
+
+    /// Cancel `token` as soon as the peer's input ends (the agent closed
+    /// stdin or the socket), before rmcp winds the session down.
+    pub fn on_input_closed(mut self, token: tokio_util::sync::CancellationToken) -> Self {
+        self.input_closed = Some(token);
+        self
+    }
+
+    fn input_ended(&self) {
+        if let Some(t) = &self.input_closed {
+            t.cancel();
         }
     }
 
@@ -231,9 +247,13 @@ where
                     self.report(&reply, format!("[{len} bytes discarded]").as_bytes());
                     Classified::Reply(reply)
                 }
-                Line::Eof => return None,
+                Line::Eof => {
+                    self.input_ended();
+                    return None;
+                }
                 Line::Failed(e) => {
                     tracing::warn!("reading the connection failed: {e}");
+                    self.input_ended();
                     return None;
                 }
             };
