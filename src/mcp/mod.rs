@@ -20,6 +20,7 @@ use crate::supervisor::Supervisor;
 pub mod discovery;
 pub mod handler;
 pub mod relay;
+mod request_id;
 mod socket;
 pub mod transport;
 

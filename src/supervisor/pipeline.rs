@@ -282,9 +282,7 @@ impl Supervisor {
         on_wait: Option<WaitHook>,
     ) -> Result<ToolOutput, CallError> {
         let started = Instant::now();
-        // The agent's cancellation or its connection closing, whichever first.
         let gone = self.connection_token(agent);
-        let (cancel, _unlink) = link(cancel, &gone);
         let id = self.next_call.fetch_add(1, Ordering::Relaxed);
         let args = args.unwrap_or_default();
         let received_at = chrono::Utc::now();
@@ -312,6 +310,17 @@ impl Supervisor {
         };
         let kind = tool.spec().kind;
         info.kind = Some(kind);
+        // A call that changes things ends with its agent's connection (the
+        // agent's cancellation or the disconnect, whichever comes first); a
+        // running read-only call changes nothing and is bounded by the
+        // timeout, so it still answers a client that closed its input
+        // after its last request.
+        let (cancel, _unlink) = if kind == ToolKind::Read {
+            (cancel, None)
+        } else {
+            let (c, guard) = link(cancel, &gone);
+            (c, Some(guard))
+        };
 
         // 2. Arguments and path scope: refused outright, never prompted.
         // Preparing a write reads the file and computes its diff, so it runs
@@ -428,14 +437,7 @@ impl Supervisor {
                     run_cancel.cancel();
                     (ToolOutput::error(format!("timed out after {} s (limits.timeout_secs); nothing was changed", timeout.as_secs())), "error")
                 }
-                _ = cancel.cancelled() => {
-                    run_cancel.cancel();
-                    let text = match self.cancel_cause(&gone) {
-                        CancelCause::Disconnect => "cancelled: the agent disconnected",
-                        _ => "cancelled by the agent",
-                    };
-                    (ToolOutput::error(text), "cancelled")
-                }
+                _ = cancel.cancelled() => (ToolOutput::error("cancelled by the agent"), "cancelled"),
                 _ = self.shutdown.cancelled() => {
                     run_cancel.cancel();
                     (ToolOutput::error("the airlock supervisor closed while the call ran"), "cancelled")
@@ -563,7 +565,7 @@ impl Supervisor {
             }
             Verdict::Ask => {}
         }
-        if cancel.is_cancelled() {
+        if cancel.is_cancelled() || gone.is_cancelled() {
             return cancelled();
         }
         let prompt_cancel = cancel.child_token();
@@ -590,6 +592,7 @@ impl Supervisor {
                     }
                 },
                 _ = cancel.cancelled() => break cancelled(),
+                _ = gone.cancelled() => break cancelled(),
                 _ = self.shutdown.cancelled() => break Decision::deny(DecidedBy::Shutdown, None),
                 _ = sleep_until(deadline) => break Decision::deny(DecidedBy::Timeout, None),
                 _ = tick.tick() => {
