@@ -1,0 +1,249 @@
+//! Claude Code, Codex CLI and Gemini CLI — the real CLIs at the versions
+//! scripts/test.sh pins — working through airlock as installed: each agent
+//! configured only by `airlock init`, its model a scripted endpoint on
+//! 127.0.0.1 (tests/real_agents_support), airlock's TUI in a PTY answered
+//! by keys. What must reach the model is read back from the requests the
+//! agent sent it. The three agents run side by side in one test so the
+//! 90-second approval is waited for once.
+
+mod real_agents_support;
+
+use std::time::{Duration, Instant};
+
+use real_agents_support::http::Server;
+use real_agents_support::pty::Tui;
+use real_agents_support::script::{Step, flatten};
+use real_agents_support::{Agent, Home, agent_command, init, model, run, user_settings};
+use serde_json::{Value, json};
+
+const PROMPT: &str = "Use airlock's tools to look at notes.txt, find grep-needle, run the \
+    printing command, mark todo.txt reviewed and try to delete notes.txt.";
+
+/// How long the human takes over the first bash call.
+const SLOW_APPROVAL: Duration = Duration::from_secs(1);
+
+const DENY_REASON: &str = "keep-the-notes-please";
+
+fn steps() -> Vec<Step> {
+    vec![
+        Step::Call {
+            tool: "read_file",
+            args: json!({ "path": "notes.txt" }),
+        },
+        Step::Call {
+            tool: "grep",
+            args: json!({ "pattern": "grep-needle", "path": "." }),
+        },
+        Step::Call {
+            tool: "bash",
+            args: json!({ "command": "printf 'bash-out-%s\\n' $((40 + 2))",
+                "description": "print a line" }),
+        },
+        Step::Call {
+            tool: "edit_file",
+            args: json!({ "path": "todo.txt", "old_text": "status: draft",
+                "new_text": "status: reviewed" }),
+        },
+        Step::Call {
+            tool: "bash",
+            args: json!({ "command": "rm -f notes.txt", "description": "delete the notes" }),
+        },
+        Step::Say("all-steps-done"),
+    ]
+}
+
+fn workspace(h: &Home) {
+    h.write("ws/notes.txt", "read-marker quartz-falcon-17\n");
+    h.write(
+        "ws/src/app.txt",
+        "first line\ngrep-needle alpha\nmiddle line\ngrep-needle omega\n",
+    );
+    h.write("ws/todo.txt", "title: ship it\nstatus: draft\n");
+}
+
+/// The tool results the model received in the agent's last turn, each
+/// flattened (see `flatten`).
+fn received(agent: Agent, server: &Server) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .map(|r| real_agents_support::results(agent, &r.body))
+        .max_by_key(|r| r.len())
+        .unwrap_or_default()
+        .iter()
+        .map(flatten)
+        .collect()
+}
+
+/// What the test checks, each failure a line.
+#[derive(Default)]
+struct Failures(Vec<String>);
+
+impl Failures {
+    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        if !ok {
+            self.0.push(what());
+        }
+    }
+}
+
+/// The human's part: the bash call approved after `SLOW_APPROVAL`, the
+/// edit approved, the delete denied with a reason.
+async fn drive(tui: &mut Tui) -> Result<(), String> {
+    tui.answer("y", SLOW_APPROVAL, 240).await?;
+    tui.answer("y", Duration::ZERO, 120).await?;
+    tui.answer("n", Duration::ZERO, 120).await?;
+    tui.keys(&format!("{DENY_REASON}\r"));
+    Ok(())
+}
+
+async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, String> {
+    let started = Instant::now();
+    let h = Home::new();
+    workspace(&h);
+    let server = Server::start(model(agent, steps())).await;
+    user_settings(&h, agent, &server.url);
+    init(&h, agent);
+    let mut tui = Tui::start(&h.ws, &h.data, &h.env());
+    tui.wait_for_new("No calls yet", 60).await?;
+
+    let mut task = tokio::spawn(run(agent_command(&h, agent, &cli, &server.url, PROMPT), 600));
+    let driven = tokio::select! {
+        r = drive(&mut tui) => r,
+        out = &mut task => Err(format!("the agent ended before every prompt was answered: {out:?}")),
+    };
+    let out = if task.is_finished() || driven.is_ok() {
+        task.await.map_err(|e| e.to_string()).and_then(|r| r)
+    } else {
+        task.abort();
+        Err("aborted".into())
+    };
+    tui.quit().await;
+
+    let mut f = Failures::default();
+    if let Err(e) = &driven {
+        f.0.push(format!("driving the TUI: {e}"));
+    }
+    match &out {
+        Ok(o) => {
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            f.check(o.status.success() && stdout.contains("all-steps-done"), || {
+                format!(
+                    "the agent: {}\nstdout: {stdout}\nstderr: {}",
+                    o.status,
+                    String::from_utf8_lossy(&o.stderr)
+                )
+            });
+        }
+        Err(e) => f.0.push(format!("the agent: {e}")),
+    }
+    let got = received(agent, &server);
+    let result = |i: usize| got.get(i).cloned().unwrap_or_default();
+    f.check(result(0).contains("read-marker quartz-falcon-17"), || {
+        format!("read_file content did not reach the model: {:?}", result(0))
+    });
+    f.check(
+        result(1).contains("grep-needle alpha") && result(1).contains("grep-needle omega"),
+        || format!("grep lines did not reach the model: {:?}", result(1)),
+    );
+    f.check(result(2).contains("bash-out-42"), || {
+        format!("bash output did not reach the model: {:?}", result(2))
+    });
+    f.check(
+        result(2).contains("exit code: 0") || result(2).contains("exit_code: 0"),
+        || format!("bash exit code did not reach the model: {:?}", result(2)),
+    );
+    f.check(result(3).contains("edited todo.txt"), || {
+        format!("the edit confirmation did not reach the model: {:?}", result(3))
+    });
+    f.check(result(4).contains(DENY_REASON), || {
+        format!("the denial's reason did not reach the model: {:?}", result(4))
+    });
+    let todo = std::fs::read_to_string(h.ws.join("todo.txt")).unwrap_or_default();
+    f.check(todo.contains("status: reviewed"), || {
+        format!("todo.txt was not edited: {todo:?}")
+    });
+    f.check(h.ws.join("notes.txt").exists(), || {
+        "notes.txt was deleted though the human denied it".into()
+    });
+    audit_checks(&h, agent, &mut f);
+
+    if f.0.is_empty() {
+        Ok(format!("{agent:?} passed in {:.0?}", started.elapsed()))
+    } else {
+        let requests: Vec<String> = server
+            .requests()
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.target))
+            .collect();
+        Err(format!(
+            "{agent:?} ({:.0?}):\n- {}\nrequests: {requests:?}\nresults: {got:#?}\nscreen tail: {}",
+            started.elapsed(),
+            f.0.join("\n- "),
+            tail(&tui.text())
+        ))
+    }
+}
+
+fn tail(s: &str) -> String {
+    let start = s.len().saturating_sub(3000);
+    let start = (start..s.len()).find(|i| s.is_char_boundary(*i)).unwrap_or(s.len());
+    s[start..].to_string()
+}
+
+/// `airlock log --json` names the agent on every call and says who decided.
+fn audit_checks(h: &Home, agent: Agent, f: &mut Failures) {
+    let records = h.log_json();
+    let of = |ty: &str| -> Vec<&Value> { records.iter().filter(|r| r["type"] == ty).collect() };
+    let requested = of("call_requested");
+    f.check(requested.len() >= 5, || {
+        format!("the trail has {} calls, not 5", requested.len())
+    });
+    for r in &requested {
+        let name = r["call"]["agent"]["name"].as_str().unwrap_or_default();
+        f.check(name == agent.client_name(), || {
+            format!("call {} is from {name:?}, not {}", r["call"]["id"], agent.client_name())
+        });
+    }
+    let decided = of("call_decided");
+    let by = |tool: &str, approved: bool| -> Vec<String> {
+        requested
+            .iter()
+            .filter(|r| r["call"]["tool"] == tool)
+            .filter_map(|r| decided.iter().find(|d| d["call_id"] == r["call"]["id"]))
+            .filter(|d| d["approved"] == approved)
+            .map(|d| d["by"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    f.check(by("read_file", true).first().is_some_and(|b| b == "rule"), || {
+        format!("read_file decided by {:?}, not a rule", by("read_file", true))
+    });
+    f.check(by("bash", true) == ["user"] && by("bash", false) == ["user"], || {
+        format!(
+            "bash decided by {:?} (approved) and {:?} (denied)",
+            by("bash", true),
+            by("bash", false)
+        )
+    });
+    f.check(by("edit_file", true) == ["user"], || {
+        format!("edit_file decided by {:?}", by("edit_file", true))
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn three_agents_read_grep_run_edit_and_are_denied_through_airlock() {
+    let mut runs = Vec::new();
+    for agent in [Agent::Claude, Agent::Codex, Agent::Gemini] {
+        if let Some(cli) = agent.cli() {
+            runs.push(tokio::spawn(scenario(agent, cli)));
+        }
+    }
+    let mut failures = Vec::new();
+    for r in runs {
+        match r.await.unwrap() {
+            Ok(note) => eprintln!("{note}"),
+            Err(e) => failures.push(e),
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}
