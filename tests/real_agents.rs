@@ -108,16 +108,22 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
     tui.wait_for_new("No calls yet", 60).await?;
 
     let mut task = tokio::spawn(run(agent_command(&h, agent, &cli, &server.url, PROMPT), 600));
-    let driven = tokio::select! {
-        r = drive(&mut tui) => r,
-        out = &mut task => Err(format!("the agent ended before every prompt was answered: {out:?}")),
+    let (driven, early) = tokio::select! {
+        r = drive(&mut tui) => (r, None),
+        out = &mut task => (
+            Err("the agent ended before every prompt was answered".to_string()),
+            Some(out),
+        ),
     };
-    let out = if task.is_finished() || driven.is_ok() {
-        task.await.map_err(|e| e.to_string()).and_then(|r| r)
-    } else {
-        task.abort();
-        Err("aborted".into())
+    let out = match early {
+        Some(out) => out,
+        None if driven.is_ok() => (&mut task).await,
+        None => {
+            task.abort();
+            Ok(Err("stopped: the TUI was not driven to the end".into()))
+        }
     };
+    let out = out.map_err(|e| e.to_string()).and_then(|r| r);
     tui.quit().await;
 
     let mut f = Failures::default();
@@ -171,15 +177,24 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
     if f.0.is_empty() {
         Ok(format!("{agent:?} passed in {:.0?}", started.elapsed()))
     } else {
+        let dump = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("real-agents-{}-requests.json", agent.id()));
+        let bodies: Vec<Value> = server
+            .requests()
+            .iter()
+            .map(|r| json!({ "method": r.method, "target": r.target, "body": r.body }))
+            .collect();
+        let _ = std::fs::write(&dump, serde_json::to_vec_pretty(&bodies).unwrap_or_default());
         let requests: Vec<String> = server
             .requests()
             .iter()
             .map(|r| format!("{} {}", r.method, r.target))
             .collect();
         Err(format!(
-            "{agent:?} ({:.0?}):\n- {}\nrequests: {requests:?}\nresults: {got:#?}\nscreen tail: {}",
+            "{agent:?} ({:.0?}):\n- {}\nrequests (bodies in {}): {requests:?}\nresults: {got:#?}\nscreen tail: {}",
             started.elapsed(),
             f.0.join("\n- "),
+            dump.display(),
             tail(&tui.text())
         ))
     }
