@@ -625,10 +625,9 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 /// Tell the agent that the human edited its command: what it proposed and
 /// what ran, in the text and the structured result.
 fn say_what_ran(out: &mut ToolOutput, proposed: &str, ran: &str) {
-    out.text = format!(
-        "[the user edited the command before approving it]\nproposed: {proposed}\nran: {ran}\n\n{}",
-        out.text
-    );
+    out.add_notice(&format!(
+        "[the user edited the command before approving it]\nproposed: {proposed}\nran: {ran}\n"
+    ));
     if let Some(Value::Object(m)) = &mut out.structured {
         m.insert(
             "proposed_command".into(),
