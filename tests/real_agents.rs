@@ -103,7 +103,7 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
     workspace(&h);
     let server = Server::start(model(agent, steps())).await;
     user_settings(&h, agent, &server.url);
-    init(&h, agent);
+    let _ = init(&h, agent);
     let mut tui = Tui::start(&h.ws, &h.data, &h.env());
     tui.wait_for_new("No calls yet", 60).await?;
 

@@ -233,40 +233,16 @@ pub fn user_settings(h: &Home, agent: Agent, url: &str) {
     }
 }
 
-/// airlock's configuration for `agent`: `airlock init AGENT`.
-pub fn init(h: &Home, agent: Agent) {
-    // Until `airlock init` lands: the configuration it is to write.
-    match agent {
-        Agent::Claude => {
-            h.write(
-                "home/.claude.json",
-                r#"{"mcpServers":{"airlock":{"type":"stdio","command":"airlock","args":["connect"]}}}"#,
-            );
-            h.write(
-                "home/.claude/settings.json",
-                r#"{"permissions":{"allow":["mcp__airlock"],"deny":["Bash","Edit","Write","MultiEdit","NotebookEdit"]}}"#,
-            );
-        }
-        Agent::Codex => {
-            let mut f = std::fs::OpenOptions::new()
-                .append(true)
-                .open(h.home.join(".codex/config.toml"))
-                .unwrap();
-            writeln!(
-                f,
-                "\n[mcp_servers.airlock]\ncommand = \"airlock\"\nargs = [\"connect\"]\n\
-                 default_tools_approval_mode = \"approve\"\ntool_timeout_sec = 3600\n"
-            )
-            .unwrap();
-        }
-        Agent::Gemini => {
-            let p = h.home.join(".gemini/settings.json");
-            let mut v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-            v["mcpServers"] = serde_json::json!({ "airlock": {
-                "command": "airlock", "args": ["connect"], "trust": true, "timeout": 3600000 } });
-            std::fs::write(p, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
-        }
+/// airlock's configuration for `agent`, by `airlock init AGENT` alone, run
+/// in the workspace (for Gemini with `--trust-folder`: Gemini starts MCP
+/// servers only in a folder the user trusted).
+pub fn init(h: &Home, agent: Agent) -> String {
+    let mut args = vec!["init", agent.id()];
+    if agent == Agent::Gemini {
+        args.push("--trust-folder");
     }
+    let out = h.airlock(&args);
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The agent's headless command line and environment for `prompt`.
@@ -297,8 +273,7 @@ pub fn agent_command(h: &Home, agent: Agent, cli: &Path, url: &str, prompt: &str
         Agent::Gemini => {
             c.args(["-p", prompt])
                 .env("GOOGLE_GEMINI_BASE_URL", url)
-                .env("GEMINI_API_KEY", "scripted")
-                .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+                .env("GEMINI_API_KEY", "scripted");
         }
     }
     c
