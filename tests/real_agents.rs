@@ -174,6 +174,12 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
     });
     audit_checks(&h, agent, &mut f);
 
+    if std::env::var_os("AIRLOCK_TEST_TIMELINE").is_some() {
+        for r in server.requests() {
+            let n = real_agents_support::results(agent, &r.body).len();
+            eprintln!("{agent:?} {:>8.1?} {} {} ({n} results)", r.at, r.method, r.target);
+        }
+    }
     if f.0.is_empty() {
         Ok(format!("{agent:?} passed in {:.0?}", started.elapsed()))
     } else {

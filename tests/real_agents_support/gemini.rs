@@ -71,6 +71,34 @@ impl Wire for Gemini {
     }
 
     fn say(&self, req: &Request, text: &str) -> Response {
+        let config = &req.body["generationConfig"];
+        if config["responseMimeType"] == "application/json" {
+            // Gemini CLI's own side questions (which model to route to,
+            // who speaks next) want JSON of a schema: its first choices.
+            let schema = config
+                .get("responseJsonSchema")
+                .or_else(|| config.get("responseSchema"))
+                .unwrap_or(&Value::Null);
+            return turn(req, json!({ "text": fill(schema).to_string() }));
+        }
         turn(req, json!({ "text": text }))
+    }
+}
+
+/// A value of JSON schema `schema`: an enum's first value, every property.
+fn fill(schema: &Value) -> Value {
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
+    }
+    let ty = schema["type"].as_str().unwrap_or("object").to_ascii_lowercase();
+    match ty.as_str() {
+        "object" => {
+            let props = schema["properties"].as_object().cloned().unwrap_or_default();
+            Value::Object(props.iter().map(|(k, v)| (k.clone(), fill(v))).collect())
+        }
+        "array" => json!([]),
+        "boolean" => json!(false),
+        "number" | "integer" => json!(0),
+        _ => json!("scripted"),
     }
 }

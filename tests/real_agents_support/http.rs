@@ -17,6 +17,8 @@ pub struct Request {
     pub headers: Vec<(String, String)>,
     /// The body parsed as JSON (`Null` when empty or not JSON).
     pub body: Value,
+    /// When it arrived, since the server started.
+    pub at: std::time::Duration,
 }
 
 impl Request {
@@ -93,11 +95,12 @@ impl Server {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let api = Arc::new(api);
         let recorded = requests.clone();
+        let started = std::time::Instant::now();
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 let (api, recorded) = (api.clone(), recorded.clone());
                 tokio::spawn(async move {
-                    if let Err(e) = serve(stream, &*api, &recorded).await {
+                    if let Err(e) = serve(started, stream, &*api, &recorded).await {
                         eprintln!("scripted model: {e}");
                     }
                 });
@@ -116,12 +119,13 @@ impl Server {
 }
 
 async fn serve(
+    started: std::time::Instant,
     stream: TcpStream,
     api: &dyn Api,
     recorded: &Mutex<Vec<Request>>,
 ) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream);
-    let Some(req) = read_request(&mut reader).await? else {
+    let Some(req) = read_request(&mut reader, started).await? else {
         return Ok(());
     };
     let resp = api.answer(&req);
@@ -144,7 +148,10 @@ fn bad(msg: String) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, msg)
 }
 
-async fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<Request>> {
+async fn read_request(
+    r: &mut BufReader<TcpStream>,
+    started: std::time::Instant,
+) -> std::io::Result<Option<Request>> {
     let mut line = String::new();
     if r.read_line(&mut line).await? == 0 {
         return Ok(None);
@@ -191,6 +198,7 @@ async fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<Re
         target,
         headers,
         body,
+        at: started.elapsed(),
     }))
 }
 
