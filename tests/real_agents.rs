@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use real_agents_support::http::Server;
 use real_agents_support::pty::Tui;
 use real_agents_support::script::{Step, flatten};
+use real_agents_support::procs::relays_in;
 use real_agents_support::{Agent, Home, agent_command, init, model, run, user_settings};
 use serde_json::{Value, json};
 
@@ -267,4 +268,50 @@ async fn three_agents_read_grep_run_edit_and_are_denied_through_airlock() {
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}
+
+/// Claude Code started before airlock, its server registered (by `airlock
+/// init`, then switched to `connect --wait` as a user who wants to start
+/// airlock later would): Claude does not wait for a server still starting,
+/// answers and exits. The relay it started must be gone, and a supervisor
+/// started afterwards must not get a phantom connection from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_wait_leaves_nothing_behind_when_the_agent_exits_first() {
+    let Some(cli) = Agent::Claude.cli() else {
+        return;
+    };
+    let h = Home::new();
+    workspace(&h);
+    let server = Server::start(model(Agent::Claude, vec![Step::Say("no-supervisor-yet")])).await;
+    let _ = init(&h, Agent::Claude);
+    let config = h.home.join(".claude.json");
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+    assert_eq!(v["mcpServers"]["airlock"]["args"], json!(["connect"]));
+    v["mcpServers"]["airlock"]["args"] = json!(["connect", "--wait"]);
+    std::fs::write(&config, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+
+    let cmd = agent_command(&h, Agent::Claude, &cli, &server.url, "say hello");
+    let out = run(cmd, 300).await.expect("claude -p ends");
+    assert!(out.status.success(), "{out:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !relays_in(&h.ws).is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let left = relays_in(&h.ws);
+    for r in &left {
+        // SAFETY: a signal to a relay this test's agent started.
+        unsafe { libc::kill(r.pid as i32, libc::SIGKILL) };
+    }
+    assert!(left.is_empty(), "relays left behind by the agent: {left:?}");
+
+    let mut tui = Tui::start(&h.ws, &h.data, &h.env());
+    tui.wait_for_new("No calls yet", 60).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    tui.quit().await;
+    let connected: Vec<Value> = h
+        .log_json()
+        .into_iter()
+        .filter(|r| r["type"] == "agent_connected")
+        .collect();
+    assert!(connected.is_empty(), "phantom connections: {connected:?}");
 }
