@@ -148,7 +148,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Connect { socket, wait }) => {
-            match runtime.block_on(airlock::mcp::relay::connect(socket, wait)) {
+            let on_wait = |msg: &str| eprintln!("airlock connect: {msg}");
+            match runtime.block_on(airlock::mcp::relay::connect(socket, wait, on_wait)) {
                 Ok(code) => Ok(code),
                 Err(e) => {
                     eprintln!("airlock connect: {e:#}");
