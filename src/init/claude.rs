@@ -21,8 +21,9 @@ use std::path::PathBuf;
 
 use super::{Change, FilePlan, Format, InitError, Options, Plan, SERVER_NAME, Val};
 
-/// Claude Code's own tools that run commands or change files.
-pub const DENIED_TOOLS: &[&str] = &["Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"];
+/// Claude Code's own tools that run commands or change files. (2.1.197 has
+/// no `MultiEdit`: a rule naming it draws "matches no known tool".)
+pub const DENIED_TOOLS: &[&str] = &["Bash", "Edit", "Write", "NotebookEdit"];
 
 /// The rule that allows every airlock tool.
 pub const ALLOW_RULE: &str = "mcp__airlock__*";
@@ -56,6 +57,13 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
         "headless `claude -p` calls airlock's tools without asking (permissions.allow \
          \"{ALLOW_RULE}\"): airlock asks you instead."
     )];
+    if opts.trust_folder {
+        notes.push(
+            "--trust-folder changes nothing for Claude Code: the project server is approved in \
+             .claude/settings.local.json, which Claude reads before the workspace is trusted."
+                .into(),
+        );
+    }
     if opts.project {
         notes.push(
             ".mcp.json holds this machine's airlock path; the approval and the rules are in \
@@ -83,11 +91,14 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
             .map(|t| format!("{t} (permissions.deny)"))
             .collect(),
         not_turned_off: vec![
-            "Read, Grep, Glob, LS: Claude's own reads, outside airlock's scope rules and audit \
+            "Read, Grep, Glob: Claude's own reads, outside airlock's scope rules and audit \
              trail (deny them in permissions if you want every read to go through airlock)"
                 .into(),
             "WebFetch, WebSearch: network access without airlock".into(),
-            "Task (subagents; they inherit these rules), TodoWrite".into(),
+            "EnterWorktree, ExitWorktree: create and leave git worktrees".into(),
+            "Agent, Skill, Task*, Cron*, Workflow: subagents and scheduling (subagents inherit \
+             these rules)"
+                .into(),
         ],
         notes,
     })

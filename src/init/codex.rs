@@ -47,8 +47,9 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     let mut notes = Vec::new();
     let path = if opts.project {
         notes.push(format!(
-            "Codex reads {} only when the project is trusted (its first-run prompt, or \
-             `airlock init codex --project --trust-folder`).",
+            "Codex reads {} only when the project is trusted (its first-run prompt, \
+             `codex exec --trust`, or `airlock init codex --project --trust-folder`); \
+             untrusted, it warns and ignores the file.",
             project_file(opts).display()
         ));
         project_file(opts)

@@ -222,19 +222,34 @@ pub fn remove(plan: &FilePlan, record: &Record) -> Result<Edited, InitError> {
     let mut doc = parse(plan, Some(text))?;
     let mut undone = Vec::new();
     let mut lines = Vec::new();
-    // What install recorded; without a record, whatever of the plan is
-    // there exactly as install writes it.
-    let entries: Vec<Entry> = if record.is_empty() {
-        plan.changes
-            .iter()
-            .map(|change| Entry {
-                change: change.clone(),
-                previous: None,
-                created: owned_start(plan, change.path()),
-            })
-            .collect()
-    } else {
+    // What install recorded. Without any record (a deleted data
+    // directory), only what is airlock's own for sure: entries inside its
+    // server entry and items naming airlock; the rest is listed, not
+    // touched (a deny rule may be the user's).
+    let entries: Vec<Entry> = if record.found() {
         record.entries().to_vec()
+    } else {
+        let mut own = Vec::new();
+        for change in &plan.changes {
+            let created = owned_start(plan, change.path());
+            let airlocks = match change {
+                Change::Set { .. } => created.is_some(),
+                Change::Include { item, .. } => item.contains(super::SERVER_NAME),
+            };
+            if airlocks {
+                own.push(Entry {
+                    change: change.clone(),
+                    previous: None,
+                    created,
+                });
+            } else if present(&*doc, change) {
+                lines.push(format!(
+                    "? {} left: no record of airlock init for this file, it may be yours",
+                    change.describe()
+                ));
+            }
+        }
+        own
     };
     // Newest first, so containers created by an earlier change are pruned
     // after the later changes inside them are gone.
@@ -309,6 +324,14 @@ fn owned_start(plan: &FilePlan, path: &[String]) -> Option<usize> {
         .iter()
         .find(|o| path.starts_with(o) && path.len() > o.len())
         .map(|o| o.len() - 1)
+}
+
+/// Whether the file holds the change as install writes it.
+fn present(doc: &dyn Document, change: &Change) -> bool {
+    match change {
+        Change::Set { path, value } => doc.get(path) == Some(value.to_json()),
+        Change::Include { path, item } => array_has(doc, path, item),
+    }
 }
 
 fn array_has(doc: &dyn Document, path: &[String], item: &str) -> bool {

@@ -6,9 +6,13 @@
 //!   own confirmation for airlock's tools (headless Gemini in its default
 //!   approval mode otherwise offers the model none of them; airlock asks the
 //!   human itself); `timeout` in milliseconds (Gemini's default is 10 min).
-//! * `tools.exclude`: Gemini's own shell, write and edit tools
-//!   (`run_shell_command`, `write_file`, `replace`), removed from the tools
-//!   the model is offered.
+//! * `tools.exclude`: Gemini's own shell and edit tools
+//!   (`run_shell_command`, `replace`), removed from the tools the model is
+//!   offered. Not `write_file`: Gemini matches an excluded name against MCP
+//!   tools too, so excluding it also hides airlock's `write_file` (seen with
+//!   0.61.0: `--approval-mode yolo` offers `mcp_airlock_write_file` only
+//!   without the exclusion). In its default headless mode Gemini offers
+//!   neither its own `write_file` nor, by the same name match, airlock's.
 //! * Folder trust: Gemini connects no MCP server in an untrusted folder and
 //!   headless `gemini -p` exits there (55). `--trust-folder` adds the
 //!   project to `~/.gemini/trustedFolders.json` (`"TRUST_FOLDER"`).
@@ -20,7 +24,7 @@ use super::{
 };
 
 /// Gemini CLI's own tools that run commands or change files.
-pub const EXCLUDED_TOOLS: &[&str] = &["run_shell_command", "write_file", "replace"];
+pub const EXCLUDED_TOOLS: &[&str] = &["run_shell_command", "replace"];
 
 /// Gemini's plan.
 pub fn plan(opts: &Options) -> Result<Plan, InitError> {
@@ -78,6 +82,10 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
             .map(|t| format!("{t} (tools.exclude)"))
             .collect(),
         not_turned_off: vec![
+            "write_file: Gemini's own file writes (excluding the name would also hide airlock's \
+             write_file, Gemini matches it across MCP servers); Gemini asks before each one, and \
+             headless Gemini in its default mode does not offer it"
+                .into(),
             "read_file, read_many_files, glob, search_file_content, list_directory: Gemini's \
              own reads, outside airlock's scope rules and audit trail (add them to \
              tools.exclude if you want every read to go through airlock)"

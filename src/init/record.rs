@@ -51,6 +51,10 @@ pub struct Record {
     /// What install did, oldest first.
     #[serde(default)]
     entries: Vec<Entry>,
+    /// Whether the record was read from disk (an empty record on disk
+    /// means init was removed; no record at all means init knows nothing).
+    #[serde(skip)]
+    found: bool,
 }
 
 impl Record {
@@ -58,14 +62,17 @@ impl Record {
     pub fn load(dir: &Path, file: &Path) -> Result<Record, InitError> {
         let path = record_path(dir, file);
         match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| InitError::Record {
-                path,
-                message: e.to_string(),
-            }),
+            Ok(text) => serde_json::from_str(&text)
+                .map(|r| Record { found: true, ..r })
+                .map_err(|e| InitError::Record {
+                    path,
+                    message: e.to_string(),
+                }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Record {
                 file: file.to_path_buf(),
                 created_file: false,
                 entries: Vec::new(),
+                found: false,
             }),
             Err(source) => Err(InitError::Io { path, source }),
         }
@@ -86,6 +93,11 @@ impl Record {
         self.entries.is_empty()
     }
 
+    /// Whether there was a record on disk (possibly empty).
+    pub fn found(&self) -> bool {
+        self.found
+    }
+
     /// Add what install just did (replacing entries for the same target) and
     /// drop what remove just undid.
     pub fn update(&mut self, applied: &[Entry], undone: &[Entry]) {
@@ -99,17 +111,10 @@ impl Record {
             .retain(|e| !undone.iter().any(|u| e.same_target(&u.change)));
     }
 
-    /// Write the record (or delete it when empty).
+    /// Write the record. An empty record is kept: it says that what init
+    /// added was removed, so a second remove leaves the user's own entries.
     pub fn save(&self, dir: &Path) -> Result<(), InitError> {
         let path = record_path(dir, &self.file);
-        if self.entries.is_empty() {
-            return match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    Err(InitError::Io { path, source: e })
-                }
-                _ => Ok(()),
-            };
-        }
         let io = |source| InitError::Io {
             path: path.clone(),
             source,

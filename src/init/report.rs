@@ -122,7 +122,7 @@ impl fmt::Display for Report {
 fn write_file(f: &mut fmt::Formatter<'_>, file: &FileOutcome, dry_run: bool) -> fmt::Result {
     let path = file.path.display();
     match &file.status {
-        FileStatus::Unchanged => return writeln!(f, "{path}: unchanged"),
+        FileStatus::Unchanged => writeln!(f, "{path}: unchanged")?,
         FileStatus::WouldChange => writeln!(f, "{path}: would change")?,
         FileStatus::Changed { backup: Some(b) } => {
             writeln!(f, "{path}: changed (backup: {})", b.display())?

@@ -11,6 +11,8 @@ use super::edit::Document;
 /// A parsed TOML file.
 pub(crate) struct TomlDoc {
     doc: DocumentMut,
+    /// The file's lines end in CRLF (toml_edit renders LF only).
+    crlf: bool,
 }
 
 impl TomlDoc {
@@ -19,7 +21,10 @@ impl TomlDoc {
         let doc = text
             .parse::<DocumentMut>()
             .map_err(|e| e.to_string().trim_end().to_string())?;
-        Ok(TomlDoc { doc })
+        Ok(TomlDoc {
+            doc,
+            crlf: text.contains("\r\n"),
+        })
     }
 
     fn item(&self, path: &[String]) -> Option<&Item> {
@@ -147,7 +152,12 @@ impl Document for TomlDoc {
     }
 
     fn render(&self) -> String {
-        self.doc.to_string()
+        let text = self.doc.to_string();
+        if self.crlf {
+            text.replace("\r\n", "\n").replace('\n', "\r\n")
+        } else {
+            text
+        }
     }
 }
 
