@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use real_agents_support::http::Server;
 use real_agents_support::pty::Tui;
 use real_agents_support::script::{Step, flatten};
-use real_agents_support::procs::relays_in;
+use real_agents_support::procs::{Relay, relays_in};
 use real_agents_support::{Agent, Home, agent_command, init, model, run, user_settings};
 use serde_json::{Value, json};
 
@@ -21,7 +21,7 @@ const PROMPT: &str = "Use airlock's tools to look at notes.txt, find grep-needle
     printing command, mark todo.txt reviewed and try to delete notes.txt.";
 
 /// How long the human takes over the first bash call.
-const SLOW_APPROVAL: Duration = Duration::from_secs(1);
+const SLOW_APPROVAL: Duration = Duration::from_secs(91);
 
 const DENY_REASON: &str = "keep-the-notes-please";
 
@@ -89,13 +89,17 @@ impl Failures {
 }
 
 /// The human's part: the bash call approved after `SLOW_APPROVAL`, the
-/// edit approved, the delete denied with a reason.
-async fn drive(tui: &mut Tui) -> Result<(), String> {
-    tui.answer("y", SLOW_APPROVAL, 240).await?;
+/// edit approved, the delete denied with a reason. Returns the `airlock
+/// connect` relays running in the workspace while the first prompt waits.
+async fn drive(tui: &mut Tui, ws: &std::path::Path) -> Result<Vec<Relay>, String> {
+    tui.wait_for_new("Approve?", 240).await?;
+    let relays = relays_in(ws);
+    tokio::time::sleep(SLOW_APPROVAL).await;
+    tui.keys("y");
     tui.answer("y", Duration::ZERO, 120).await?;
     tui.answer("n", Duration::ZERO, 120).await?;
     tui.keys(&format!("{DENY_REASON}\r"));
-    Ok(())
+    Ok(relays)
 }
 
 async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, String> {
@@ -110,7 +114,7 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
 
     let mut task = tokio::spawn(run(agent_command(&h, agent, &cli, &server.url, PROMPT), 600));
     let (driven, early) = tokio::select! {
-        r = drive(&mut tui) => (r, None),
+        r = drive(&mut tui, &h.ws) => (r, None),
         out = &mut task => (
             Err("the agent ended before every prompt was answered".to_string()),
             Some(out),
@@ -128,8 +132,9 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
     tui.quit().await;
 
     let mut f = Failures::default();
-    if let Err(e) = &driven {
-        f.0.push(format!("driving the TUI: {e}"));
+    match &driven {
+        Err(e) => f.0.push(format!("driving the TUI: {e}")),
+        Ok(relays) => relay_checks(agent, relays, &mut f),
     }
     match &out {
         Ok(o) => {
@@ -211,6 +216,23 @@ fn tail(s: &str) -> String {
     let start = s.len().saturating_sub(3000);
     let start = (start..s.len()).find(|i| s.is_char_boundary(*i)).unwrap_or(s.len());
     s[start..].to_string()
+}
+
+/// The agent's relay was there; Codex's ran with Codex's reduced
+/// environment (none of the XDG dirs but what init passes) and still found
+/// the supervisor.
+fn relay_checks(agent: Agent, relays: &[Relay], f: &mut Failures) {
+    f.check(relays.len() == 1, || {
+        format!("one airlock connect while the prompt waits, not {relays:?}")
+    });
+    if agent == Agent::Codex {
+        f.check(
+            relays
+                .iter()
+                .all(|r| !r.env.iter().any(|k| k == "XDG_CONFIG_HOME")),
+            || format!("Codex started airlock connect with its full environment: {relays:?}"),
+        );
+    }
 }
 
 /// `airlock log --json` names the agent on every call and says who decided.
