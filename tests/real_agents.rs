@@ -11,9 +11,9 @@ mod real_agents_support;
 use std::time::{Duration, Instant};
 
 use real_agents_support::http::Server;
+use real_agents_support::procs::{Relay, relays_in};
 use real_agents_support::pty::Tui;
 use real_agents_support::script::{Step, flatten};
-use real_agents_support::procs::{Relay, relays_in};
 use real_agents_support::{Agent, Home, agent_command, init, model, run, user_settings};
 use serde_json::{Value, json};
 
@@ -112,7 +112,10 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
     let mut tui = Tui::start(&h.ws, &h.data, &h.env());
     tui.wait_for_new("No calls yet", 60).await?;
 
-    let mut task = tokio::spawn(run(agent_command(&h, agent, &cli, &server.url, PROMPT), 600));
+    let mut task = tokio::spawn(run(
+        agent_command(&h, agent, &cli, &server.url, PROMPT),
+        600,
+    ));
     let (driven, early) = tokio::select! {
         r = drive(&mut tui, &h.ws) => (r, None),
         out = &mut task => (
@@ -139,13 +142,16 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
     match &out {
         Ok(o) => {
             let stdout = String::from_utf8_lossy(&o.stdout);
-            f.check(o.status.success() && stdout.contains("all-steps-done"), || {
-                format!(
-                    "the agent: {}\nstdout: {stdout}\nstderr: {}",
-                    o.status,
-                    String::from_utf8_lossy(&o.stderr)
-                )
-            });
+            f.check(
+                o.status.success() && stdout.contains("all-steps-done"),
+                || {
+                    format!(
+                        "the agent: {}\nstdout: {stdout}\nstderr: {}",
+                        o.status,
+                        String::from_utf8_lossy(&o.stderr)
+                    )
+                },
+            );
         }
         Err(e) => f.0.push(format!("the agent: {e}")),
     }
@@ -166,10 +172,16 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
         || format!("bash exit code did not reach the model: {:?}", result(2)),
     );
     f.check(result(3).contains("edited todo.txt"), || {
-        format!("the edit confirmation did not reach the model: {:?}", result(3))
+        format!(
+            "the edit confirmation did not reach the model: {:?}",
+            result(3)
+        )
     });
     f.check(result(4).contains(DENY_REASON), || {
-        format!("the denial's reason did not reach the model: {:?}", result(4))
+        format!(
+            "the denial's reason did not reach the model: {:?}",
+            result(4)
+        )
     });
     let todo = std::fs::read_to_string(h.ws.join("todo.txt")).unwrap_or_default();
     f.check(todo.contains("status: reviewed"), || {
@@ -180,23 +192,34 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
     });
     audit_checks(&h, agent, &mut f);
 
+    let dump = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("real-agents-{}-requests.json", agent.id()));
+    let bodies: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|r| json!({ "method": r.method, "target": r.target, "body": r.body }))
+        .collect();
+    let _ = std::fs::write(
+        &dump,
+        serde_json::to_vec_pretty(&bodies).unwrap_or_default(),
+    );
     if std::env::var_os("AIRLOCK_TEST_TIMELINE").is_some() {
         for r in server.requests() {
             let n = real_agents_support::results(agent, &r.body).len();
-            eprintln!("{agent:?} {:>8.1?} {} {} ({n} results)", r.at, r.method, r.target);
+            eprintln!(
+                "{agent:?} {:>8.1?} {} {} ({n} results)",
+                r.at, r.method, r.target
+            );
+        }
+        if let Ok(relays) = &driven {
+            for r in relays {
+                eprintln!("{agent:?} airlock connect env: {:?}", r.env);
+            }
         }
     }
     if f.0.is_empty() {
         Ok(format!("{agent:?} passed in {:.0?}", started.elapsed()))
     } else {
-        let dump = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("real-agents-{}-requests.json", agent.id()));
-        let bodies: Vec<Value> = server
-            .requests()
-            .iter()
-            .map(|r| json!({ "method": r.method, "target": r.target, "body": r.body }))
-            .collect();
-        let _ = std::fs::write(&dump, serde_json::to_vec_pretty(&bodies).unwrap_or_default());
         let requests: Vec<String> = server
             .requests()
             .iter()
@@ -214,7 +237,9 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
 
 fn tail(s: &str) -> String {
     let start = s.len().saturating_sub(3000);
-    let start = (start..s.len()).find(|i| s.is_char_boundary(*i)).unwrap_or(s.len());
+    let start = (start..s.len())
+        .find(|i| s.is_char_boundary(*i))
+        .unwrap_or(s.len());
     s[start..].to_string()
 }
 
@@ -246,7 +271,11 @@ fn audit_checks(h: &Home, agent: Agent, f: &mut Failures) {
     for r in &requested {
         let name = r["call"]["agent"]["name"].as_str().unwrap_or_default();
         f.check(name == agent.client_name(), || {
-            format!("call {} is from {name:?}, not {}", r["call"]["id"], agent.client_name())
+            format!(
+                "call {} is from {name:?}, not {}",
+                r["call"]["id"],
+                agent.client_name()
+            )
         });
     }
     let decided = of("call_decided");
@@ -259,16 +288,25 @@ fn audit_checks(h: &Home, agent: Agent, f: &mut Failures) {
             .map(|d| d["by"].as_str().unwrap_or_default().to_string())
             .collect()
     };
-    f.check(by("read_file", true).first().is_some_and(|b| b == "rule"), || {
-        format!("read_file decided by {:?}, not a rule", by("read_file", true))
-    });
-    f.check(by("bash", true) == ["user"] && by("bash", false) == ["user"], || {
-        format!(
-            "bash decided by {:?} (approved) and {:?} (denied)",
-            by("bash", true),
-            by("bash", false)
-        )
-    });
+    f.check(
+        by("read_file", true).first().is_some_and(|b| b == "rule"),
+        || {
+            format!(
+                "read_file decided by {:?}, not a rule",
+                by("read_file", true)
+            )
+        },
+    );
+    f.check(
+        by("bash", true) == ["user"] && by("bash", false) == ["user"],
+        || {
+            format!(
+                "bash decided by {:?} (approved) and {:?} (denied)",
+                by("bash", true),
+                by("bash", false)
+            )
+        },
+    );
     f.check(by("edit_file", true) == ["user"], || {
         format!("edit_file decided by {:?}", by("edit_file", true))
     });

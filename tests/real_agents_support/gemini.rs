@@ -90,10 +90,16 @@ fn fill(schema: &Value) -> Value {
     if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
         return first.clone();
     }
-    let ty = schema["type"].as_str().unwrap_or("object").to_ascii_lowercase();
+    let ty = schema["type"]
+        .as_str()
+        .unwrap_or("object")
+        .to_ascii_lowercase();
     match ty.as_str() {
         "object" => {
-            let props = schema["properties"].as_object().cloned().unwrap_or_default();
+            let props = schema["properties"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
             Value::Object(props.iter().map(|(k, v)| (k.clone(), fill(v))).collect())
         }
         "array" => json!([]),

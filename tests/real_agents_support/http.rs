@@ -133,7 +133,11 @@ async fn serve(
     let head = format!(
         "HTTP/1.1 {} {}\r\ncontent-type: {}\r\ncontent-length: {}\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n",
         resp.status,
-        if resp.status == 200 { "OK" } else { "Not Found" },
+        if resp.status == 200 {
+            "OK"
+        } else {
+            "Not Found"
+        },
         resp.content_type,
         resp.body.len()
     );
@@ -180,7 +184,9 @@ async fn read_request(
             .map(|(_, v)| v.clone())
     };
     if let Some(enc) = header("content-encoding") {
-        return Err(bad(format!("{target}: compressed body ({enc}) not supported")));
+        return Err(bad(format!(
+            "{target}: compressed body ({enc}) not supported"
+        )));
     }
     let body = if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
         read_chunked(r).await?

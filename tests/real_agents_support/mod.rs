@@ -246,7 +246,13 @@ pub fn init(h: &Home, agent: Agent) -> String {
 }
 
 /// The agent's headless command line and environment for `prompt`.
-pub fn agent_command(h: &Home, agent: Agent, cli: &Path, url: &str, prompt: &str) -> tokio::process::Command {
+pub fn agent_command(
+    h: &Home,
+    agent: Agent,
+    cli: &Path,
+    url: &str,
+    prompt: &str,
+) -> tokio::process::Command {
     let mut c = tokio::process::Command::new(cli);
     c.env_clear()
         .envs(h.env())

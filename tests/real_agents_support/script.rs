@@ -93,15 +93,13 @@ pub fn flatten(v: &Value) -> String {
 
 fn walk(v: &Value, key: &str, out: &mut String) {
     match v {
-        Value::String(s) => {
-            match serde_json::from_str::<Value>(s) {
-                Ok(inner @ (Value::Object(_) | Value::Array(_))) => walk(&inner, key, out),
-                _ => {
-                    out.push_str(s);
-                    out.push('\n');
-                }
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(inner @ (Value::Object(_) | Value::Array(_))) => walk(&inner, key, out),
+            _ => {
+                out.push_str(s);
+                out.push('\n');
             }
-        }
+        },
         Value::Number(_) | Value::Bool(_) => out.push_str(&format!("{key}: {v}\n")),
         Value::Array(a) => a.iter().for_each(|x| walk(x, key, out)),
         Value::Object(m) => m.iter().for_each(|(k, x)| walk(x, k, out)),
