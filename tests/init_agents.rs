@@ -454,3 +454,68 @@ fn a_crlf_codex_config_keeps_its_line_endings() {
     w.remove(Agent::Codex);
     assert_eq!(read(&cfg), before);
 }
+
+#[test]
+fn codex_project_file_and_trust_entry() {
+    let w = World::new();
+    let user = w.put("codex/config.toml", "home/.codex/config.toml");
+    let before = read(&user);
+    let mut opts = w.options(Agent::Codex, Action::Install);
+    opts.project = true;
+    opts.trust_folder = true;
+    let report = airlock::init::run(&opts).unwrap();
+    assert_eq!(report.files.len(), 2);
+    let project = w.project.join(".codex/config.toml");
+    assert_eq!(
+        toml(&project)["mcp_servers"]["airlock"]["command"].as_str(),
+        Some(CMD)
+    );
+    let t = toml(&user);
+    let dir = w.project.to_str().unwrap();
+    assert_eq!(t["projects"][dir]["trust_level"].as_str(), Some("trusted"));
+    assert!(
+        t["mcp_servers"].get("airlock").is_none(),
+        "server only in the project file"
+    );
+    assert!(read(&user).contains("[projects.\"/home/dev/proj\"]\ntrust_level = \"trusted\""));
+
+    opts.action = Action::Remove;
+    airlock::init::run(&opts).unwrap();
+    assert_eq!(read(&user), before);
+    assert!(!project.exists());
+}
+
+#[test]
+fn codex_user_file_with_trust_entry_is_one_edit() {
+    let w = World::new();
+    let user = w.put("codex/config.toml", "home/.codex/config.toml");
+    let before = read(&user);
+    let mut opts = w.options(Agent::Codex, Action::Install);
+    opts.trust_folder = true;
+    let report = airlock::init::run(&opts).unwrap();
+    assert_eq!(report.files.len(), 1);
+    let t = toml(&user);
+    assert_eq!(t["mcp_servers"]["airlock"]["command"].as_str(), Some(CMD));
+    let dir = w.project.to_str().unwrap();
+    assert_eq!(t["projects"][dir]["trust_level"].as_str(), Some("trusted"));
+    opts.action = Action::Remove;
+    airlock::init::run(&opts).unwrap();
+    assert_eq!(read(&user), before);
+}
+
+#[test]
+fn an_entry_from_an_older_manual_setup_is_updated_and_restored() {
+    let w = World::new();
+    let cj = w.home.join(".claude.json");
+    // What `claude mcp add airlock -- airlock connect` wrote.
+    let before = "{\n  \"mcpServers\": {\n    \"airlock\": {\n      \"type\": \"stdio\",\n      \"command\": \"airlock\",\n      \"args\": [\n        \"connect\"\n      ],\n      \"env\": {}\n    }\n  }\n}\n";
+    std::fs::write(&cj, before).unwrap();
+    w.install(Agent::Claude);
+    assert_eq!(json(&cj)["mcpServers"]["airlock"]["command"], CMD);
+    assert_eq!(
+        json(&cj)["mcpServers"]["airlock"]["env"],
+        serde_json::json!({})
+    );
+    w.remove(Agent::Claude);
+    assert_eq!(read(&cj), before);
+}

@@ -83,8 +83,9 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
             .collect(),
         not_turned_off: vec![
             "write_file: Gemini's own file writes (excluding the name would also hide airlock's \
-             write_file, Gemini matches it across MCP servers); Gemini asks before each one, and \
-             headless Gemini in its default mode does not offer it"
+             write_file: Gemini matches it across MCP servers). Gemini asks before each one, \
+             headless Gemini in its default mode does not offer it (nor airlock's, by the same \
+             name match), but with --approval-mode yolo it runs without asking"
                 .into(),
             "read_file, read_many_files, glob, search_file_content, list_directory: Gemini's \
              own reads, outside airlock's scope rules and audit trail (add them to \

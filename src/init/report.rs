@@ -112,6 +112,13 @@ impl fmt::Display for Report {
                 writeln!(f, "Note: {n}")?;
             }
         }
+        if self.action == Action::Remove && self.changed_anything() {
+            writeln!(
+                f,
+                "airlock's server entry and the settings init added are gone (tools it had turned \
+                 off are back unless they were off before); everything else is as it was."
+            )?;
+        }
         if self.dry_run {
             writeln!(f, "Dry run: nothing was written.")?;
         }
