@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use real_agents_support::http::Server;
 use real_agents_support::procs::{Relay, relays_in};
 use real_agents_support::pty::Tui;
-use real_agents_support::script::{Step, flatten};
+use real_agents_support::script::{Step, airlock_tool, flatten};
 use real_agents_support::{Agent, Home, agent_command, init, model, run, user_settings};
 use serde_json::{Value, json};
 
@@ -24,6 +24,30 @@ const PROMPT: &str = "Use airlock's tools to look at notes.txt, find grep-needle
 const SLOW_APPROVAL: Duration = Duration::from_secs(91);
 
 const DENY_REASON: &str = "keep-the-notes-please";
+
+/// Every tool airlock serves (DESIGN §3).
+const AIRLOCK_TOOLS: [&str; 14] = [
+    "bash",
+    "cat",
+    "diff",
+    "edit_file",
+    "find",
+    "grep",
+    "head",
+    "ls",
+    "pwd",
+    "read_file",
+    "stat",
+    "tail",
+    "wc",
+    "write_file",
+];
+
+/// Tools an agent hides from its model whatever `airlock init` writes:
+/// headless Gemini CLI 0.61 drops its own `write_file` (it would need a
+/// confirmation) and, matching MCP tools by their unqualified name, airlock's
+/// too (tests/real_agents_support/FACTS.md).
+const HIDDEN: [(Agent, &str); 1] = [(Agent::Gemini, "write_file")];
 
 fn steps() -> Vec<Step> {
     vec![
@@ -183,6 +207,7 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, Strin
             result(4)
         )
     });
+    offered_checks(agent, &server, &mut f);
     let todo = std::fs::read_to_string(h.ws.join("todo.txt")).unwrap_or_default();
     f.check(todo.contains("status: reviewed"), || {
         format!("todo.txt was not edited: {todo:?}")
@@ -241,6 +266,24 @@ fn tail(s: &str) -> String {
         .find(|i| s.is_char_boundary(*i))
         .unwrap_or(s.len());
     s[start..].to_string()
+}
+
+/// The model was offered every airlock tool (but the known `HIDDEN`).
+fn offered_checks(agent: Agent, server: &Server, f: &mut Failures) {
+    let offered = server
+        .requests()
+        .iter()
+        .map(|r| real_agents_support::offered(agent, &r.body))
+        .find(|o| airlock_tool(o, "read_file").is_some())
+        .unwrap_or_default();
+    for tool in AIRLOCK_TOOLS {
+        if HIDDEN.contains(&(agent, tool)) {
+            continue;
+        }
+        f.check(airlock_tool(&offered, tool).is_some(), || {
+            format!("airlock's {tool} was not offered to the model")
+        });
+    }
 }
 
 /// The agent's relay was there; Codex's ran with Codex's reduced

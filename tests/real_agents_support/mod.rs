@@ -305,3 +305,13 @@ pub fn results(agent: Agent, body: &Value) -> Vec<Value> {
         Agent::Gemini => gemini::Gemini.results(body),
     }
 }
+
+/// The tools a conversation turn of `agent` offers its model.
+pub fn offered(agent: Agent, body: &Value) -> Vec<script::ToolRef> {
+    use script::Wire;
+    match agent {
+        Agent::Claude => anthropic::Anthropic.offered(body),
+        Agent::Codex => openai::OpenAi.offered(body),
+        Agent::Gemini => gemini::Gemini.offered(body),
+    }
+}
