@@ -350,6 +350,17 @@ fn audit_checks(h: &Home, agent: Agent, f: &mut Failures) {
             )
         },
     );
+    // The first bash call waited SLOW_APPROVAL for the human, then ran.
+    let ts =
+        |r: &Value| chrono::DateTime::parse_from_rfc3339(r["ts"].as_str().unwrap_or_default()).ok();
+    let first_bash = requested.iter().find(|r| r["call"]["tool"] == "bash");
+    let waited = first_bash.and_then(|r| {
+        let d = decided.iter().find(|d| d["call_id"] == r["call"]["id"])?;
+        Some((ts(d)? - ts(r)?).num_seconds())
+    });
+    f.check(waited.is_some_and(|s| s >= 90), || {
+        format!("the first bash call was decided after {waited:?} s, not 90")
+    });
     f.check(by("edit_file", true) == ["user"], || {
         format!("edit_file decided by {:?}", by("edit_file", true))
     });
