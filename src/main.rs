@@ -148,8 +148,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Connect { socket, wait }) => {
-            let on_wait = |msg: &str| eprintln!("airlock connect: {msg}");
-            match runtime.block_on(airlock::mcp::relay::connect(socket, wait, on_wait)) {
+            let say = |msg: &str| eprintln!("airlock connect: {msg}");
+            match runtime.block_on(airlock::mcp::relay::connect(socket, wait, say)) {
                 Ok(code) => Ok(code),
                 Err(e) => {
                     eprintln!("airlock connect: {e:#}");

@@ -70,36 +70,42 @@ pub enum ConnectError {
 }
 
 /// Find the supervisor's socket and relay bytes both ways until either side
-/// closes. With `wait`, keep looking (calling `on_wait` once with what is
-/// awaited) until a supervisor appears or the agent closes stdin. When no
-/// supervisor can be reached, a request the agent already sent (its
-/// `initialize`) is answered with a JSON-RPC error carrying the same
-/// message, so the agent can show it.
+/// closes. `say` prints a line for the human (stderr). With `wait`, keep
+/// looking (saying so once) until a supervisor appears or the agent closes
+/// stdin. When no supervisor can be reached, the error is said first, then
+/// a request the agent already sent (its `initialize`) is answered with a
+/// JSON-RPC error carrying the same message, so the agent can show it; the
+/// exit code is 1.
 pub async fn connect(
     socket: Option<PathBuf>,
     wait: bool,
-    on_wait: impl FnOnce(&str),
+    say: impl Fn(&str),
 ) -> anyhow::Result<ExitCode> {
     let mut stdin = StdinReader::start()?;
-    let mut on_wait = Some(on_wait);
+    let mut waiting = false;
     let stream = loop {
         match find_and_connect(socket.as_deref()).and_then(check_peer) {
             Ok(s) => break s,
             Err(e @ (ConnectError::NotRunning { .. } | ConnectError::NoListener { .. }))
                 if wait =>
             {
-                if let Some(f) = on_wait.take() {
-                    f(&format!(
+                if !waiting {
+                    waiting = true;
+                    say(&format!(
                         "waiting for a supervisor ({e}); exits when stdin closes"
                     ));
                 }
                 if !stdin.wait_for_input(WAIT_POLL).await {
-                    return Err(ConnectError::StdinClosed.into());
+                    say(&ConnectError::StdinClosed.to_string());
+                    return Ok(ExitCode::from(1));
                 }
             }
             Err(e) => {
-                stdin.answer_requests(&e.to_string()).await;
-                return Err(e.into());
+                // Said before the reply: a client may end us once it has it.
+                let message = e.to_string();
+                say(&message);
+                stdin.answer_requests(&message).await;
+                return Ok(ExitCode::from(1));
             }
         }
     };
