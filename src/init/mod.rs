@@ -9,8 +9,17 @@
 //! (backup beside the file, atomic replace, permissions kept) and [`record`]
 //! remembers what init added so `--remove` takes out exactly that.
 //!
-//! Later issues add hooks (`airlock hook AGENT`) and HTTP registrations:
-//! both are more [`Change`]s in the same plans.
+//! Later issues add to the same plans rather than beside them:
+//! * hooks (`airlock hook AGENT`): Claude Code `hooks.PreToolUse` /
+//!   `PostToolUse` in the same settings file, Gemini `hooks.BeforeTool` /
+//!   `AfterTool` in the same settings.json, Codex `[[hooks.PreToolUse]]` in
+//!   the same config.toml. Those are arrays of objects (of tables), so they
+//!   need one more [`Change`] kind ("the array contains this object", matched
+//!   by its command) and array-of-tables support in the TOML document; the
+//!   record, backup, atomic write and remove work unchanged. `--no-hooks` /
+//!   `--no-mcp` then pick which changes a plan holds.
+//! * HTTP (`--http`): the server entry's fields change (`url` / `httpUrl` /
+//!   `type = "http"` instead of `command`), nothing else.
 
 pub mod claude;
 pub mod codex;
@@ -18,6 +27,7 @@ pub mod edit;
 pub mod file;
 pub mod gemini;
 mod json;
+pub mod plan;
 pub mod record;
 pub mod report;
 mod toml;
@@ -25,6 +35,7 @@ mod toml;
 use std::path::{Path, PathBuf};
 
 pub use edit::Val;
+pub use plan::{Change, FilePlan, Format, Plan};
 pub use report::{FileOutcome, FileStatus, Report};
 
 /// The agent versions whose configuration formats `init` was written
@@ -149,103 +160,6 @@ impl AgentHomes {
             gemini_cli_home: var("GEMINI_CLI_HOME"),
         })
     }
-}
-
-/// The format of a configuration file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Strict JSON (Claude Code's files: read with `JSON.parse`).
-    Json,
-    /// JSON with `//` and `/* */` comments (Gemini CLI's settings.json).
-    JsonWithComments,
-    /// TOML (Codex's config.toml).
-    Toml,
-}
-
-/// One change to a file, addressed by the path of keys to the value.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum Change {
-    /// The value at `path` must be `value` (parents created as needed).
-    Set {
-        /// Keys from the top of the file.
-        path: Vec<String>,
-        /// What it must be.
-        value: Val,
-    },
-    /// The array of strings at `path` must contain `item`.
-    Include {
-        /// Keys from the top of the file to the array.
-        path: Vec<String>,
-        /// The string it must contain.
-        item: String,
-    },
-}
-
-impl Change {
-    /// A [`Change::Set`] from `&str` keys.
-    pub fn set(path: &[&str], value: impl Into<Val>) -> Self {
-        Change::Set {
-            path: keys(path),
-            value: value.into(),
-        }
-    }
-
-    /// A [`Change::Include`] from `&str` keys.
-    pub fn include(path: &[&str], item: &str) -> Self {
-        Change::Include {
-            path: keys(path),
-            item: item.to_string(),
-        }
-    }
-
-    /// The keys this change addresses.
-    pub fn path(&self) -> &[String] {
-        match self {
-            Change::Set { path, .. } | Change::Include { path, .. } => path,
-        }
-    }
-
-    /// One line saying what the change is, e.g. `permissions.deny += "Bash"`.
-    pub fn describe(&self) -> String {
-        match self {
-            Change::Set { path, value } => format!("{} = {}", dotted(path), value.to_json()),
-            Change::Include { path, item } => {
-                format!(
-                    "{} += {}",
-                    dotted(path),
-                    serde_json::Value::from(item.as_str())
-                )
-            }
-        }
-    }
-}
-
-/// The changes `init` makes to one file.
-#[derive(Debug, Clone)]
-pub struct FilePlan {
-    /// The file.
-    pub path: PathBuf,
-    /// How it is written.
-    pub format: Format,
-    /// What must be true after init.
-    pub changes: Vec<Change>,
-    /// Containers that belong to airlock entirely (its server entry): taken
-    /// out on `--remove` once empty, even without a record of init.
-    pub owned: Vec<Vec<String>>,
-}
-
-/// What an agent's plan says besides the files.
-#[derive(Debug, Clone, Default)]
-pub struct Plan {
-    /// The files to change.
-    pub files: Vec<FilePlan>,
-    /// The agent's native tools init turned off, and how.
-    pub turned_off: Vec<String>,
-    /// The agent's native tools init could NOT turn off, with why it matters.
-    pub not_turned_off: Vec<String>,
-    /// Other things the user should know (trust prompts, where things are).
-    pub notes: Vec<String>,
 }
 
 /// Why init could not do its job.
@@ -384,7 +298,7 @@ pub fn dotted(path: &[String]) -> String {
         .join(".")
 }
 
-fn keys(path: &[&str]) -> Vec<String> {
+pub(crate) fn keys(path: &[&str]) -> Vec<String> {
     path.iter().map(|s| s.to_string()).collect()
 }
 
