@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The project's test command: `cargo test` plus the official MCP Python SDK
-# compatibility tests (tests/python_sdk.rs), which must run here.
+# compatibility tests (tests/python_sdk.rs) and the real-agent tests
+# (tests/real_agents.rs), which must run here.
 #
 # Creates .venv/ (gitignored) with `python3 -m venv` if missing, installs the
 # pinned SDK from tests/python/requirements.txt when it is not installed yet,
 # then runs `cargo test` with any arguments given to this script.
-# Needs: cargo, python3 (>= 3.10, with the venv module), PyPI the first time.
+# Installs the pinned agent CLIs (Claude Code, Codex CLI, Gemini CLI) from
+# npm into .agents/ (gitignored) when one is missing or at another version.
+# Needs: cargo, python3 (>= 3.10, with the venv module), PyPI the first time;
+# node and npm (Node >= 20), the npm registry the first time.
 # PYTHON=/path/to/python3 picks another interpreter for the venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,4 +42,41 @@ fi
 
 export AIRLOCK_TEST_PYTHON=$venv/bin/python
 export AIRLOCK_REQUIRE_PYTHON_SDK=1
+
+# The real agent CLIs, pinned: package, version, the command it installs.
+agents=$root/.agents
+pins=(
+    "@anthropic-ai/claude-code 2.1.197 claude CLAUDE"
+    "@openai/codex 0.171.0 codex CODEX"
+    "@google/gemini-cli 0.61.0 gemini GEMINI"
+)
+installed_version() {
+    node -p "require(process.argv[1]).version" "$agents/node_modules/$1/package.json" 2>/dev/null || true
+}
+missing=()
+for pin in "${pins[@]}"; do
+    read -r pkg version _ _ <<<"$pin"
+    if [[ $(installed_version "$pkg") != "$version" ]]; then
+        missing+=("$pkg@$version")
+    fi
+done
+if ((${#missing[@]})); then
+    if ! command -v npm >/dev/null; then
+        echo "scripts/test.sh: npm (Node >= 20) is needed for the real-agent tests" >&2
+        exit 1
+    fi
+    echo "scripts/test.sh: installing ${missing[*]} into .agents" >&2
+    mkdir -p "$agents"
+    [[ -f $agents/package.json ]] || echo '{ "private": true }' >"$agents/package.json"
+    npm install --prefix "$agents" --no-audit --no-fund --loglevel=error --save-exact "${missing[@]}"
+fi
+for pin in "${pins[@]}"; do
+    read -r pkg version bin var <<<"$pin"
+    if [[ $(installed_version "$pkg") != "$version" || ! -x $agents/node_modules/.bin/$bin ]]; then
+        echo "scripts/test.sh: $pkg@$version did not install into .agents" >&2
+        exit 1
+    fi
+    export "AIRLOCK_TEST_$var=$agents/node_modules/.bin/$bin"
+done
+export AIRLOCK_REQUIRE_REAL_AGENTS=1
 exec cargo test "$@"
