@@ -57,7 +57,7 @@ pub struct SandboxStatus {
     /// Enforced, partial, off or refused.
     pub state: SandboxState,
     /// One line for a status bar: `sandbox: workspace-write, no network
-    /// (landlock+userns+mountns+netns)`, `sandbox: off — reason`.
+    /// (landlock+userns+mountns+netns+pidns)`, `sandbox: off — reason`.
     pub summary: String,
     /// The configured mode.
     pub mode: SandboxMode,
@@ -129,6 +129,8 @@ pub struct Effective {
     pub mountns: bool,
     /// A network namespace.
     pub netns: bool,
+    /// A PID namespace with the shell as its init.
+    pub pidns: bool,
 }
 
 /// The sandbox of one session: settings, what the kernel offers, and the
@@ -250,7 +252,15 @@ fn effective(cfg: &SandboxConfig, s: &Support) -> (Effective, Vec<String>) {
         userns: s.userns.is_ok(),
         mountns: s.mountns.is_ok(),
         netns: !cfg.allow_network && s.netns.is_ok(),
+        pidns: cfg.contain_processes && s.pidns.is_ok(),
     };
+    if cfg.contain_processes
+        && let Err(why) = &s.pidns
+    {
+        missing.push(format!(
+            "processes that leave the shell's session (setsid, daemons) can outlive a timeout, restart or disconnect: {why}"
+        ));
+    }
     if let Err(why) = &s.landlock {
         missing.push(format!("writes are not confined: {why}"));
     }
@@ -295,6 +305,7 @@ fn status(
         (eff.userns, "userns"),
         (eff.mountns, "mountns"),
         (eff.netns, "netns"),
+        (eff.pidns, "pidns"),
     ] {
         if on {
             mechanisms.push(name.to_string());
@@ -322,7 +333,7 @@ fn status(
                 missing[0]
             ),
         )
-    } else if eff.landlock.is_none() && !eff.mountns && !eff.netns {
+    } else if eff.landlock.is_none() && !eff.mountns && !eff.netns && !eff.pidns {
         let more = match missing.len() {
             1 => String::new(),
             n => format!(" (+{} more)", n - 1),

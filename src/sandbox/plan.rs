@@ -332,6 +332,15 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
         }
         steps.push(Step::Chdir(cstring(ws)?));
     }
+    if eff.pidns {
+        steps.push(Step::Unshare {
+            flags: libc::CLONE_NEWPID,
+            what: "PID namespace",
+        });
+        steps.push(Step::PidInit {
+            mount_proc: eff.mountns,
+        });
+    }
     if eff.netns {
         steps.push(Step::Unshare {
             flags: libc::CLONE_NEWNET,
@@ -357,6 +366,11 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
         reads.push(ws.to_path_buf());
         for p in reads.iter().filter(|p| p.exists()) {
             r.allow(p, fs::READ)?;
+        }
+        if eff.pidns && eff.mountns && !read_all {
+            // The PID namespace's own /proc is a new mount: rules on the
+            // host's /proc do not reach beneath it.
+            r.allow_late(Path::new("/proc"), fs::READ)?;
         }
         let mut writes = vec![tmp.to_path_buf()];
         writes.extend(allow_write.iter().cloned());

@@ -14,6 +14,7 @@ fn all() -> Support {
         userns: Ok(()),
         mountns: Ok(()),
         netns: Ok(()),
+        pidns: Ok(()),
     }
 }
 
