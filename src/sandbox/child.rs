@@ -77,6 +77,14 @@ pub enum Step {
         /// Mount a fresh `/proc`.
         mount_proc: bool,
     },
+    /// Join the namespace `fd` refers to (a helper entering a live shell's
+    /// namespaces).
+    SetNs {
+        /// `/proc/<pid>/ns/…`, opened by the supervisor.
+        fd: OwnedFd,
+        /// `CLONE_NEWUSER`, `CLONE_NEWNS` …
+        nstype: libc::c_int,
+    },
     /// Bring up `lo` in a fresh network namespace (local servers of the
     /// sandbox keep working).
     LoopbackUp,
@@ -109,6 +117,7 @@ impl Step {
             }
             Step::PidInit { mount_proc: false } => "starting the PID namespace's init".into(),
             Step::PidInit { mount_proc: true } => "mounting /proc of the PID namespace".into(),
+            Step::SetNs { .. } => "entering the shell's namespaces".into(),
             Step::LoopbackUp => "bringing up the loopback interface".into(),
             Step::Chdir(p) => format!("entering {}", path_of(p)),
             Step::Landlock(_) => "enforcing the Landlock ruleset".into(),
@@ -206,6 +215,7 @@ impl Step {
                     }
                 }
                 Step::PidInit { mount_proc } => pid_init(*mount_proc),
+                Step::SetNs { fd, nstype } => check(libc::setns(fd.as_raw_fd(), *nstype)),
                 Step::LoopbackUp => loopback_up(),
                 Step::Chdir(p) => check(libc::chdir(p.as_ptr())),
                 Step::Landlock(r) => r.restrict_self(),

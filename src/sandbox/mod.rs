@@ -25,9 +25,12 @@ use serde::{Deserialize, Serialize};
 use crate::scope::Exclusions;
 
 pub mod child;
+pub mod git;
+pub mod guard;
 pub mod landlock;
 pub mod plan;
 pub mod probe;
+pub mod scan;
 mod settings;
 
 pub use probe::{FORCE_UNAVAILABLE_ENV, Support};
@@ -144,6 +147,10 @@ pub struct Sandbox {
     env: Result<EnvAllowlist, AllowEnvError>,
     eff: Effective,
     status: SandboxStatus,
+    guard: Option<Arc<guard::Guard>>,
+    /// Placeholders made in the workspace, removed (when still empty) when
+    /// the sandbox ends.
+    placeholders: std::sync::Mutex<Vec<PathBuf>>,
 }
 
 fn home_dir() -> Option<PathBuf> {
@@ -173,8 +180,9 @@ impl Sandbox {
         support: Support,
     ) -> Self {
         let home = home_dir();
-        let (eff, missing) = effective(cfg, &support);
+        let (eff, mut missing) = effective(cfg, &support);
         let env = EnvAllowlist::new(&cfg.allow_env);
+        let guard = start_guard(cfg, workspace, exclusions, eff, &mut missing);
         let status = status(cfg, workspace, home.as_deref(), eff, missing);
         Self {
             cfg: cfg.clone(),
@@ -184,7 +192,32 @@ impl Sandbox {
             env,
             eff,
             status,
+            guard,
+            placeholders: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// A shell started: `pid` is in its namespaces, `link` its dangling
+    /// symlink for hiding files. The guard hides late files in it.
+    pub fn attach(&self, pid: i32, link: &Path) {
+        if let Some(g) = &self.guard
+            && self.eff.mountns
+        {
+            g.attach(pid, link, self.eff.userns);
+        }
+    }
+
+    /// The shell `pid` ended.
+    pub fn detach(&self, pid: i32) {
+        if let Some(g) = &self.guard {
+            g.detach(pid);
+        }
+    }
+
+    /// After a command: what the guard did since the last one (planted
+    /// repositories removed), in words for the result.
+    pub fn settle(&self) -> Vec<String> {
+        self.guard.as_ref().map(|g| g.settle()).unwrap_or_default()
     }
 
     /// What is in force.
@@ -239,6 +272,50 @@ impl Sandbox {
         }
         tracing::debug!(hidden = built.hidden.len(), "sandbox prepared");
         Ok(Some(built.steps))
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let list = self.placeholders.lock().unwrap_or_else(|p| p.into_inner());
+        for p in list.iter() {
+            // Only while empty: never anything the user put there.
+            match std::fs::symlink_metadata(p) {
+                Ok(m) if m.is_dir() => drop(std::fs::remove_dir(p)),
+                Ok(m) if m.is_file() && m.len() == 0 => drop(std::fs::remove_file(p)),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The workspace guard (see [`guard`]) when the workspace is writable or
+/// excluded files are hidden; what it cannot do goes to `missing`.
+fn start_guard(
+    cfg: &SandboxConfig,
+    ws: &Path,
+    ex: &Exclusions,
+    eff: Effective,
+    missing: &mut Vec<String>,
+) -> Option<Arc<guard::Guard>> {
+    let git = cfg.mode == SandboxMode::WorkspaceWrite && cfg.protect_git;
+    let hide = cfg.deny_excluded && eff.mountns;
+    if cfg.mode == SandboxMode::Off || (!git && !hide) {
+        return None;
+    }
+    if git && !eff.mountns {
+        missing.push(
+            "git control files and protect paths are not read-only (no mount namespace)".into(),
+        );
+    }
+    match guard::Guard::new(ws, ex, git, hide) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            missing.push(format!(
+                "excluded files created after a shell started are not hidden, and git repositories planted while it runs are not removed: inotify: {e}"
+            ));
+            None
+        }
     }
 }
 

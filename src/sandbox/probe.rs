@@ -244,7 +244,7 @@ fn probe_steps(s: &Support, dir: &ProbeDir) -> io::Result<(Steps, Vec<Mech>)> {
 
 /// Run `steps` in a forked child; on failure, the failing step's index (if
 /// it got that far) and the error.
-fn run_forked(steps: &Steps) -> Result<(), (Option<usize>, io::Error)> {
+pub(super) fn run_forked(steps: &Steps) -> Result<(), (Option<usize>, io::Error)> {
     let (r, w) = pipe().map_err(|e| (None, e))?;
     // SAFETY: the child only makes async-signal-safe calls, then _exit.
     let pid = unsafe { libc::fork() };

@@ -214,6 +214,21 @@ struct BashCall {
     sandbox: Option<Arc<Sandbox>>,
 }
 
+/// The sandbox guard's notes at the top of the result's text, and in its
+/// structured form as `sandbox_notes`.
+fn with_notes(mut out: ToolOutput, notes: Vec<String>) -> ToolOutput {
+    if notes.is_empty() {
+        return out;
+    }
+    let mut text: String = notes.iter().map(|n| format!("[sandbox: {n}]\n")).collect();
+    text.push_str(&out.text);
+    out.text = text;
+    if let Some(Value::Object(m)) = &mut out.structured {
+        m.insert("sandbox_notes".into(), json!(notes));
+    }
+    out
+}
+
 /// The first line of `command`, cut to a readable length.
 pub fn summarize(command: &str) -> String {
     let mut lines = command.trim().lines();
@@ -280,7 +295,16 @@ impl Invocation for BashCall {
                 .run(ctx.agent.id, &cfg, &req, &ctx.cancel, &mut stream)
                 .await
             {
-                Ok(outcome) => result::render(outcome, self.timeout_secs, &self.workspace),
+                Ok(outcome) => {
+                    let notes = match &outcome {
+                        PoolOutcome::Ran { outcome, .. } => outcome.sandbox_notes.clone(),
+                        _ => Vec::new(),
+                    };
+                    with_notes(
+                        result::render(outcome, self.timeout_secs, &self.workspace),
+                        notes,
+                    )
+                }
                 Err(e) => ToolOutput::error(format!("{e}; the command did not run")),
             }
         })

@@ -96,6 +96,9 @@ pub struct RunOutcome {
     pub cwd: Option<String>,
     /// Wall-clock time on the shell.
     pub duration: Duration,
+    /// What the sandbox's guard did meanwhile (planted git repositories
+    /// removed), for the result.
+    pub sandbox_notes: Vec<String>,
 }
 
 /// One bash process in its PTY.
@@ -114,6 +117,7 @@ pub struct Shell {
     cwd: String,
     dead: bool,
     cleaned: bool,
+    sandbox: Option<Arc<Sandbox>>,
 }
 
 impl std::fmt::Debug for Shell {
@@ -206,7 +210,11 @@ impl Shell {
             cwd: cfg.workspace.display().to_string(),
             dead: false,
             cleaned: false,
+            sandbox: cfg.sandbox.clone(),
         };
+        if let Some(sb) = &shell.sandbox {
+            sb.attach(pid, &shell.dir.path().join("hidden"));
+        }
         // From here on, Drop kills the shell if anything fails.
         let raw = shell
             ._master
@@ -312,11 +320,17 @@ impl Shell {
             scanner.flush(&mut emit);
         }
         let cwd = self.is_alive().then(|| self.cwd.clone());
+        let duration = started.elapsed();
+        let sandbox_notes = match &self.sandbox {
+            Some(sb) => sb.settle(),
+            None => Vec::new(),
+        };
         Ok(RunOutcome {
             ending,
             output: capture.finish(),
             cwd,
-            duration: started.elapsed(),
+            duration,
+            sandbox_notes,
         })
     }
 
@@ -345,6 +359,9 @@ impl Shell {
         if !self.cleaned {
             procs::kill_tree(self.pid);
             self.cleaned = true;
+            if let Some(sb) = &self.sandbox {
+                sb.detach(self.pid);
+            }
         }
     }
 }
