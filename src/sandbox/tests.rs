@@ -30,7 +30,7 @@ fn everything_available_is_enforced_and_named() {
     assert_eq!(st.state, SandboxState::Enforced);
     assert_eq!(
         st.summary,
-        "sandbox: workspace-write, no network (landlock+userns+mountns+netns)"
+        "sandbox: workspace-write, no network (landlock+userns+mountns+netns+pidns)"
     );
     assert_eq!(st.landlock_abi, Some(7));
     assert!(st.missing.is_empty());
