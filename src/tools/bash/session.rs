@@ -261,6 +261,12 @@ impl Shell {
         on_output: &mut (dyn FnMut(&[u8]) + Send),
     ) -> Result<RunOutcome, ShellError> {
         let started = Instant::now();
+        // What appeared since the last command is hidden (or moved aside)
+        // before this one runs.
+        let mut sandbox_notes = match &self.sandbox {
+            Some(sb) => sb.settle(),
+            None => Vec::new(),
+        };
         let mut capture = Capture::new(self.max_output);
         self.seq += 1;
         let file = self.dir.write_new(&format!("c{}", self.seq), command)?;
@@ -321,10 +327,9 @@ impl Shell {
         }
         let cwd = self.is_alive().then(|| self.cwd.clone());
         let duration = started.elapsed();
-        let sandbox_notes = match &self.sandbox {
-            Some(sb) => sb.settle(),
-            None => Vec::new(),
-        };
+        if let Some(sb) = &self.sandbox {
+            sandbox_notes.extend(sb.settle());
+        }
         Ok(RunOutcome {
             ending,
             output: capture.finish(),
