@@ -263,5 +263,7 @@ async fn git_still_commits_inside_the_sandbox_and_the_result_reports_what_was_re
     f.fails("echo /x > .git/objects/info/alternates").await;
     f.fails("echo x > .git/info/exclude").await;
     f.fails("mv .git .git2").await;
+    f.fails("mv .git/objects .git/objects2").await;
+    f.fails("mv .git/hooks .git/hooks2").await;
     assert!(f.ws.join(".git/HEAD").exists());
 }

@@ -57,6 +57,11 @@ pub fn protect_gitdir(gitdir: &Path, ws: &Path, p: &mut Protection) -> io::Resul
     if gitdir != ws {
         p.pinned.push(gitdir.to_path_buf());
     }
+    // `objects/` stays writable but pinned: moved away, a fresh one could
+    // bring its own `info/alternates`.
+    if gitdir.join("objects").is_dir() {
+        p.pinned.push(gitdir.join("objects"));
+    }
     for f in CONTROL_FILES {
         let path = gitdir.join(f);
         if std::fs::symlink_metadata(&path).is_err() {
@@ -139,7 +144,7 @@ mod tests {
         std::fs::write(g.join("config"), "[core]\n").unwrap();
         let mut p = Protection::default();
         protect_gitdir(&g, &ws, &mut p).unwrap();
-        assert_eq!(p.pinned, vec![g.clone()]);
+        assert_eq!(p.pinned, vec![g.clone(), g.join("objects")]);
         assert!(g.join("hooks").is_dir() && g.join("objects/info").is_dir());
         assert_eq!(std::fs::read(g.join("config.worktree")).unwrap(), b"");
         assert!(!p.readonly.contains(&g.join("commondir")));

@@ -6,10 +6,61 @@
 //! inodes ([`Scan::secret_inodes`]).
 
 use std::collections::HashSet;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{DirEntryExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
 use crate::scope::Exclusions;
+
+/// The exclusions as one glob set, matched per entry against its name and
+/// its workspace-relative path: the walk never descends into a match, so
+/// every ancestor has been checked already (the same result as
+/// [`Exclusions::matches`], with two matches per entry instead of two per
+/// ancestor).
+struct Matcher(Option<GlobSet>);
+
+impl Matcher {
+    fn new(ex: &Exclusions) -> Self {
+        let mut b = GlobSetBuilder::new();
+        for p in ex.patterns() {
+            match GlobBuilder::new(p.trim_start_matches('/'))
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+            {
+                Ok(g) => {
+                    b.add(g);
+                }
+                Err(_) => return Self(None),
+            }
+        }
+        Self(b.build().ok())
+    }
+
+    fn matches(&self, ex: &Exclusions, name: &Path, rel: &Path) -> bool {
+        match &self.0 {
+            Some(set) => set.is_match(name) || set.is_match(rel),
+            None => ex.matches(rel).is_some(),
+        }
+    }
+}
+
+/// overlayfs: directory entries' inode numbers may differ from `stat`'s.
+const OVERLAYFS_MAGIC: i64 = 0x794c_7630;
+
+fn is_overlay(p: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
+        return true;
+    };
+    // SAFETY: statfs into a zeroed struct.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return true;
+    }
+    st.f_type as i64 == OVERLAYFS_MAGIC
+}
 
 /// Most workspace entries looked at.
 pub const SCAN_LIMIT: usize = 1_000_000;
@@ -74,8 +125,13 @@ pub fn scan(
     for d in deny {
         collect_inodes(d, &mut s.secret_inodes, DENY_SCAN_LIMIT);
     }
-    // Multiply-linked files, compared with the secret inodes at the end.
+    // Files that may be links to a secret, compared at the end. Where the
+    // directory entry's inode number is the file's (not overlayfs), it is
+    // compared without a `stat` per file.
     let mut multi: Vec<(PathBuf, FileId)> = Vec::new();
+    let mut candidates: Vec<(PathBuf, u64)> = Vec::new();
+    let d_ino_exact = !is_overlay(workspace);
+    let matcher = Matcher::new(ex);
     let mut stack = vec![workspace.to_path_buf()];
     'walk: while let Some(dir) = stack.pop() {
         on_dir(&dir);
@@ -96,7 +152,7 @@ pub fn scan(
             };
             let Ok(ft) = e.file_type() else { continue };
             let name = e.file_name();
-            if ex.matches(rel).is_some() {
+            if matcher.matches(ex, Path::new(&name), rel) {
                 collect_inodes(&path, &mut s.secret_inodes, DENY_SCAN_LIMIT);
                 s.excluded.push(path);
                 continue;
@@ -116,15 +172,26 @@ pub fn scan(
             }
             if ft.is_dir() {
                 stack.push(path);
-            } else if ft.is_file()
-                && let Ok(m) = e.metadata()
-                && m.nlink() > 1
-            {
-                multi.push((path, (m.dev(), m.ino())));
+            } else if ft.is_file() {
+                if d_ino_exact {
+                    candidates.push((path, e.ino()));
+                } else if let Ok(m) = e.metadata()
+                    && m.nlink() > 1
+                {
+                    multi.push((path, (m.dev(), m.ino())));
+                }
             }
         }
         if has.iter().all(|h| *h) && dir.file_name().is_none_or(|n| n != ".git") {
             s.gitdirs.push(dir);
+        }
+    }
+    let inos: HashSet<u64> = s.secret_inodes.iter().map(|(_, i)| *i).collect();
+    for (p, ino) in candidates {
+        if inos.contains(&ino)
+            && let Some(id) = file_id(&p)
+        {
+            multi.push((p, id));
         }
     }
     s.linked = multi

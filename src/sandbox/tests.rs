@@ -127,3 +127,43 @@ fn status_round_trips_through_json() {
     assert_eq!(&back, sb.status());
     assert!(j.contains("\"state\":\"enforced\""), "{j}");
 }
+
+#[test]
+fn a_missing_pid_namespace_is_reported_unless_containment_is_off() {
+    let s = Support {
+        pidns: Err("creating a PID namespace failed: EPERM".into()),
+        ..all()
+    };
+    let sb = sandbox(&SandboxConfig::default(), s.clone());
+    let st = sb.status();
+    assert_eq!(st.state, SandboxState::Partial);
+    assert!(
+        st.missing[0].contains("can outlive a timeout") && st.missing[0].contains("EPERM"),
+        "{:?}",
+        st.missing
+    );
+    let off = SandboxConfig {
+        contain_processes: false,
+        ..SandboxConfig::default()
+    };
+    let sb = sandbox(&off, s);
+    assert_eq!(sb.status().state, SandboxState::Enforced);
+    assert!(!sb.status().mechanisms.contains(&"pidns".to_string()));
+}
+
+#[test]
+fn protecting_git_without_a_mount_namespace_is_reported() {
+    let s = Support {
+        mountns: Err("creating a mount namespace failed: EPERM".into()),
+        ..all()
+    };
+    let sb = sandbox(&SandboxConfig::default(), s);
+    assert!(
+        sb.status()
+            .missing
+            .iter()
+            .any(|m| m.contains("git control files")),
+        "{:?}",
+        sb.status().missing
+    );
+}
