@@ -331,13 +331,6 @@ fn effective(cfg: &SandboxConfig, s: &Support) -> (Effective, Vec<String>) {
         netns: !cfg.allow_network && s.netns.is_ok(),
         pidns: cfg.contain_processes && s.pidns.is_ok(),
     };
-    if cfg.contain_processes
-        && let Err(why) = &s.pidns
-    {
-        missing.push(format!(
-            "processes that leave the shell's session (setsid, daemons) can outlive a timeout, restart or disconnect: {why}"
-        ));
-    }
     if let Err(why) = &s.landlock {
         missing.push(format!("writes are not confined: {why}"));
     }
@@ -362,6 +355,13 @@ fn effective(cfg: &SandboxConfig, s: &Support) -> (Effective, Vec<String>) {
     if root && let Err(why) = &s.userns {
         missing.push(format!(
             "the shell keeps root's capabilities (no user namespace): {why}"
+        ));
+    }
+    if cfg.contain_processes
+        && let Err(why) = &s.pidns
+    {
+        missing.push(format!(
+            "processes that leave the shell's session (setsid, daemons) can outlive a timeout, restart or disconnect: {why}"
         ));
     }
     (eff, missing)
