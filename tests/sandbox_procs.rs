@@ -108,3 +108,27 @@ async fn background_jobs_still_run_between_calls_and_the_shell_sees_its_own_pids
     let out = f.bash("exit 7").await;
     assert!(out.text.contains('7'), "{}", out.text);
 }
+
+#[tokio::test]
+async fn the_tool_description_claims_only_what_holds() {
+    let desc = |f: &Fixture| {
+        f.session
+            .supervisor
+            .tools()
+            .get("bash")
+            .map(|t| t.spec().description.to_string())
+            .unwrap()
+    };
+    let on = fixture("");
+    let d = desc(&on);
+    assert!(
+        d.contains("every process it starts ends with the shell"),
+        "{d}"
+    );
+    assert!(d.contains("also when they appear later"), "{d}");
+    assert!(d.contains("control files are read-only"), "{d}");
+    let off = fixture("contain_processes = false\nprotect_git = false");
+    let d = desc(&off);
+    assert!(!d.contains("every process it starts"), "{d}");
+    assert!(!d.contains("control files"), "{d}");
+}

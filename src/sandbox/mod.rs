@@ -89,6 +89,10 @@ pub struct SandboxStatus {
     /// Paths in the workspace kept read-only.
     #[serde(default)]
     pub protect: Vec<String>,
+    /// Whether every repository's git control files are kept read-only
+    /// (and planted repositories moved aside).
+    #[serde(default)]
+    pub protect_git: bool,
     /// Whether the network is reachable.
     #[serde(default)]
     pub allow_network: bool,
@@ -205,6 +209,12 @@ impl Sandbox {
         {
             g.attach(pid, link, self.eff.userns);
         }
+    }
+
+    /// Whether excluded files that appear after a shell started are hidden
+    /// in it (the guard runs, with a mount namespace).
+    pub fn hides_late(&self) -> bool {
+        self.guard.is_some() && self.eff.mountns && self.cfg.deny_excluded
     }
 
     /// The shell `pid` ended.
@@ -456,6 +466,7 @@ fn status(
         deny_read: show(&cfg.deny_read),
         deny_excluded: cfg.deny_excluded,
         protect: cfg.protect.clone(),
+        protect_git: cfg.protect_git && cfg.mode == SandboxMode::WorkspaceWrite,
         allow_network: cfg.allow_network,
         allow_env: cfg.allow_env.clone(),
     }

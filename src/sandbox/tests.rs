@@ -167,3 +167,14 @@ fn protecting_git_without_a_mount_namespace_is_reported() {
         sb.status().missing
     );
 }
+
+#[test]
+fn the_status_says_whether_git_is_protected() {
+    let sb = sandbox(&SandboxConfig::default(), all());
+    assert!(sb.status().protect_git);
+    let ro = SandboxConfig {
+        mode: SandboxMode::ReadOnly,
+        ..SandboxConfig::default()
+    };
+    assert!(!sandbox(&ro, all()).status().protect_git);
+}
