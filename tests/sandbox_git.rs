@@ -113,6 +113,18 @@ const ATTACKS: &[Attack] = &[
         host_dirs: &["sub"],
     },
     Attack {
+        name: ".git symlink in a subdirectory",
+        setup: Setup::Repo,
+        command: "cp -r .git planted && chmod -R u+w planted && printf '[core]\\n\\tfsmonitor = %s\\n' \"$PWD/p\" >> planted/config && mkdir -p planted/hooks && cp p planted/hooks/pre-commit && mkdir sub && ln -s \"$PWD/planted\" sub/.git",
+        host_dirs: &["sub"],
+    },
+    Attack {
+        name: "a local clone into a subdirectory",
+        setup: Setup::Repo,
+        command: "git clone -q . cl && git -C cl config core.fsmonitor \"$PWD/p\" && cp p cl/.git/hooks/pre-commit",
+        host_dirs: &["cl"],
+    },
+    Attack {
         name: "git init in a workspace that is not a repository",
         setup: Setup::NoRepo,
         command: "git init -q && cp p .git/hooks/pre-commit && git config core.fsmonitor \"$PWD/p\"",
