@@ -2,12 +2,16 @@
 //! the default sandbox, against spawning a fresh `bash -c` per command.
 //!
 //! ```text
-//! cargo run --release --example bash_bench [-- COUNT]
+//! cargo run --release --example bash_bench [-- COUNT [FILES]]
 //! ```
 //!
 //! Runs COUNT (default 1000) `true` commands each way and prints the
 //! median, p90 and p99 side by side, then the sandbox's cost (median
-//! difference, and the time to start a shell). The persistent round trip
+//! difference, and the time to start a shell). The workspace is a fresh
+//! temporary directory holding FILES (default 100,000) files — a git
+//! repository with sources, `target/`, `node_modules/` and a few excluded
+//! files — so the sandboxed shell start includes the full walk of every
+//! directory (excluded files, hard links, repositories). The persistent round trip
 //! is the whole call on the session: command file written, dispatch line
 //! sent, output read from the PTY until the sentinel, result normalised.
 
@@ -64,6 +68,37 @@ async fn persistent(cfg: &ShellConfig, count: usize) -> anyhow::Result<(Duration
     Ok((start, v))
 }
 
+/// A git repository of `files` files: sources in directories of 100,
+/// a tenth under `target/`, a tenth under `node_modules/`, and an excluded
+/// file in every hundredth directory.
+fn make_workspace(ws: &std::path::Path, files: usize) -> anyhow::Result<()> {
+    std::fs::create_dir_all(ws)?;
+    let st = std::process::Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(ws)
+        .status()?;
+    anyhow::ensure!(st.success(), "git init failed");
+    let per_dir = 100;
+    for d in 0..files.div_ceil(per_dir) {
+        let top = match d % 10 {
+            0 => "target/debug/deps",
+            1 => "node_modules/pkg",
+            _ => "src",
+        };
+        let dir = ws.join(format!("{top}/m{:03}/d{d:05}", d % 1000));
+        std::fs::create_dir_all(&dir)?;
+        for f in 0..per_dir.min(files - d * per_dir) {
+            let name = if f == 0 && d % 100 == 0 {
+                ".env".to_string()
+            } else {
+                format!("f{f:03}.rs")
+            };
+            std::fs::write(dir.join(name), "x")?;
+        }
+    }
+    Ok(())
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let count: usize = std::env::args()
@@ -71,7 +106,21 @@ async fn main() -> anyhow::Result<()> {
         .map(|s| s.parse())
         .transpose()?
         .unwrap_or(1000);
-    let ws = std::fs::canonicalize(std::env::current_dir()?)?;
+    let files: usize = std::env::args()
+        .nth(2)
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(100_000);
+    let dir = tempfile::tempdir()?;
+    let ws = dir.path().join("ws");
+    let t = Instant::now();
+    make_workspace(&ws, files)?;
+    let ws = std::fs::canonicalize(ws)?;
+    println!(
+        "workspace: {files} files in {} ({} to create)",
+        ws.display(),
+        ms(t.elapsed())
+    );
     let env = EnvFilter::new(&BashConfig::default())?.apply(std::env::vars_os());
     let plain = ShellConfig {
         workspace: ws.clone(),
@@ -129,9 +178,24 @@ async fn main() -> anyhow::Result<()> {
         diff * 1000.0
     );
     println!(
-        "shell start: {} unsandboxed, {} sandboxed (workspace scan, namespaces, mounts)",
+        "shell start, {files} files: {} unsandboxed, {} sandboxed (full workspace walk, namespaces, mounts, watches)",
         ms(plain_start),
         ms(boxed_start)
+    );
+    let t = Instant::now();
+    let walk = airlock::sandbox::scan::scan(
+        &ws,
+        &Exclusions::new(&excluded).map_err(anyhow::Error::msg)?,
+        &[],
+        &mut |_| {},
+    );
+    println!(
+        "  of which the walk alone: {} ({} entries, {} directories, {} excluded, {} repositories)",
+        ms(t.elapsed()),
+        walk.entries,
+        walk.dirs,
+        walk.excluded.len(),
+        walk.gitdirs.len()
     );
     let ratio = quantile(&spawned, 0.5).as_secs_f64() / quantile(&unsandboxed, 0.5).as_secs_f64();
     println!("persistent session is {ratio:.1}× faster than bash -c (median)");

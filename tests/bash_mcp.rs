@@ -78,6 +78,35 @@ async fn secrets_stay_out_and_results_are_mcp_shaped() {
     client.cancel().await.unwrap();
 }
 
+/// Every live descendant of `pid`, from `/proc` (ppid links).
+fn descendants(pid: i32) -> Vec<i32> {
+    let table: Vec<(i32, i32)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+            let rest = &stat[stat.rfind(')')? + 1..];
+            let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
+            Some((p, ppid))
+        })
+        .collect();
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            table
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    found.retain(|p| *p != pid);
+    found
+}
+
 /// Whether `pid` is a live process.
 fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(
@@ -90,19 +119,21 @@ async fn shells_end_when_the_server_ends() {
     // Clean end: stdin closes, the supervisor shuts down, shells are killed,
     // background jobs too.
     let ws = Ws::new();
+    // The shell is pid 1 of its own PID namespace, so its processes are
+    // found from the host side: every descendant of the server.
     let mut cmd = ws.serve_stdio();
     cmd.arg("--approve-all");
-    let client = NamedClient("bash-end")
-        .serve(TokioChildProcess::new(cmd).unwrap())
-        .await
-        .unwrap();
+    let transport = TokioChildProcess::new(cmd).unwrap();
+    let server = transport.id().unwrap() as i32;
+    let client = NamedClient("bash-end").serve(transport).await.unwrap();
     let r = call(
         &client,
-        json!({"command": "echo $$; sleep 1000 >/dev/null 2>&1 & echo $!"}),
+        json!({"command": "sleep 1000 >/dev/null 2>&1 & setsid -f sleep 1000 >/dev/null 2>&1; echo started"}),
     )
     .await;
-    let out = text(&r);
-    let pids: Vec<i32> = out.lines().take(2).map(|l| l.parse().unwrap()).collect();
+    assert!(text(&r).contains("started"), "{}", text(&r));
+    let pids = descendants(server);
+    assert!(pids.len() >= 4, "shell, init, two sleeps: {pids:?}");
     assert!(pids.iter().all(|p| alive(*p)));
     client.cancel().await.unwrap();
     mcp_support::wait_for("shell and job to end", 5, || {
@@ -117,14 +148,18 @@ async fn shells_end_when_the_server_ends() {
     let transport = TokioChildProcess::new(cmd).unwrap();
     let server = transport.id().unwrap() as i32;
     let client = NamedClient("bash-kill").serve(transport).await.unwrap();
-    let r = call(&client, json!({"command": "echo $$"})).await;
-    let shell: i32 = text(&r).lines().next().unwrap().parse().unwrap();
-    assert!(alive(shell));
+    let r = call(&client, json!({"command": "true"})).await;
+    assert_eq!(r.is_error, Some(false));
+    let shell = descendants(server);
+    assert!(!shell.is_empty() && shell.iter().all(|p| alive(*p)));
     // SAFETY: killing the server process this test started.
     unsafe {
         libc::kill(server, libc::SIGKILL);
     }
-    mcp_support::wait_for("the orphaned shell to exit", 5, || !alive(shell)).await;
+    mcp_support::wait_for("the orphaned shell to exit", 5, || {
+        shell.iter().all(|p| !alive(*p))
+    })
+    .await;
 
     // Its private directory was left behind; the next shell anyone starts
     // sweeps it away.

@@ -25,7 +25,14 @@ fn fixture(config: &str) -> Fixture {
     std::fs::create_dir(&ws).unwrap();
     let ws = std::fs::canonicalize(ws).unwrap();
     let cfg = dir.path().join("config.toml");
-    std::fs::write(&cfg, config).unwrap();
+    // These tests follow the shell by its host pid (`echo $$`) and check the
+    // process-tree kill that runs when there is no PID namespace; with one
+    // (the default) the shell is pid 1 in it: tests/sandbox_procs.rs.
+    std::fs::write(
+        &cfg,
+        format!("{config}\n[sandbox]\ncontain_processes = false\n"),
+    )
+    .unwrap();
     let session = session::start(
         &SessionOptions {
             workspace: ws.clone(),

@@ -13,7 +13,7 @@ async fn the_session_record_holds_the_effective_sandbox() {
     let st = f.session.sandbox_status();
     assert_eq!(
         st.summary,
-        "sandbox: workspace-write, no network (landlock+userns+mountns+netns)"
+        "sandbox: workspace-write, no network (landlock+userns+mountns+netns+pidns)"
     );
     let rec = f.session_start();
     let sb = &rec["sandbox"];
@@ -241,8 +241,11 @@ async fn allow_read_confines_reads_but_keeps_what_programs_need() {
 #[tokio::test]
 async fn normal_tools_still_run() {
     let f = fixture("");
+    // The repository is made on the host: inside the sandbox the
+    // workspace's .git is a read-only placeholder (see sandbox_git.rs).
+    host_git_init(&f.ws);
     let o = f
-        .ok("git init -q . && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m first && git log --oneline | wc -l")
+        .ok("git -c user.name=t -c user.email=t@t commit -q --allow-empty -m first && git log --oneline | wc -l")
         .await;
     assert_eq!(o.trim(), "1");
     let o = f.ok("cargo --version").await;
@@ -256,7 +259,8 @@ async fn normal_tools_still_run() {
 #[tokio::test]
 async fn what_runs_outside_the_sandbox_later_stays_read_only() {
     let f = fixture("");
-    f.ok("git init -q . && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m first")
+    host_git_init(&f.ws);
+    f.ok("git -c user.name=t -c user.email=t@t commit -q --allow-empty -m first")
         .await;
     std::fs::write(f.ws.join(".airlock.toml"), "mode = \"default\"\n").unwrap();
     // A fresh shell protects the repository that now exists.
@@ -305,4 +309,13 @@ async fn mode_off_behaves_as_before() {
     assert_eq!(std::fs::read_to_string(&host).unwrap(), "shared\n");
     std::fs::remove_file(host).unwrap();
     assert_eq!(f.session_start()["sandbox"]["state"], "off");
+}
+
+fn host_git_init(ws: &std::path::Path) {
+    let st = std::process::Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(ws)
+        .status()
+        .unwrap();
+    assert!(st.success());
 }

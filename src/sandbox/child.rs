@@ -65,6 +65,26 @@ pub enum Step {
         /// Read-only, keeping these `MS_*` flags.
         readonly: Option<libc::c_ulong>,
     },
+    /// After `unshare(CLONE_NEWPID)`: fork. The child becomes the new PID
+    /// namespace's init (and goes on to `exec` the shell; it dies with its
+    /// parent); the parent closes every descriptor, waits for it and ends
+    /// the same way, so whoever waits for the shell's pid sees its status.
+    /// When the init ends, the kernel kills everything left in the
+    /// namespace: nothing the shell started (`setsid`, double forks)
+    /// outlives it. With `mount_proc`, the child mounts a `/proc` of the
+    /// new namespace (only in a private mount namespace).
+    PidInit {
+        /// Mount a fresh `/proc`.
+        mount_proc: bool,
+    },
+    /// Join the namespace `fd` refers to (a helper entering a live shell's
+    /// namespaces).
+    SetNs {
+        /// `/proc/<pid>/ns/…`, opened by the supervisor.
+        fd: OwnedFd,
+        /// `CLONE_NEWUSER`, `CLONE_NEWNS` …
+        nstype: libc::c_int,
+    },
     /// Bring up `lo` in a fresh network namespace (local servers of the
     /// sandbox keep working).
     LoopbackUp,
@@ -95,6 +115,9 @@ impl Step {
             Step::Bind { src, dst, .. } => {
                 format!("binding {} onto {}", path_of(src), path_of(dst))
             }
+            Step::PidInit { mount_proc: false } => "starting the PID namespace's init".into(),
+            Step::PidInit { mount_proc: true } => "mounting /proc of the PID namespace".into(),
+            Step::SetNs { .. } => "entering the shell's namespaces".into(),
             Step::LoopbackUp => "bringing up the loopback interface".into(),
             Step::Chdir(p) => format!("entering {}", path_of(p)),
             Step::Landlock(_) => "enforcing the Landlock ruleset".into(),
@@ -191,6 +214,8 @@ impl Step {
                         None => Ok(()),
                     }
                 }
+                Step::PidInit { mount_proc } => pid_init(*mount_proc),
+                Step::SetNs { fd, nstype } => check(libc::setns(fd.as_raw_fd(), *nstype)),
                 Step::LoopbackUp => loopback_up(),
                 Step::Chdir(p) => check(libc::chdir(p.as_ptr())),
                 Step::Landlock(r) => r.restrict_self(),
@@ -204,6 +229,53 @@ fn check(r: libc::c_int) -> io::Result<()> {
         Err(io::Error::last_os_error())
     } else {
         Ok(())
+    }
+}
+
+/// See [`Step::PidInit`]. Async-signal-safe.
+fn pid_init(mount_proc: bool) -> io::Result<()> {
+    // SAFETY: fork, prctl, mount, waitpid, kill, close and _exit are
+    // async-signal-safe; the parent never returns.
+    unsafe {
+        let pid = libc::fork();
+        if pid < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if pid == 0 {
+            check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
+            if mount_proc {
+                check(libc::mount(
+                    c"proc".as_ptr(),
+                    c"/proc".as_ptr(),
+                    c"proc".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    std::ptr::null(),
+                ))?;
+            }
+            return Ok(());
+        }
+        // The waiting parent: hold nothing (the terminal, the pipes).
+        if libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32) != 0 {
+            for fd in 0..4096 {
+                libc::close(fd);
+            }
+        }
+        let mut status = 0;
+        loop {
+            let r = libc::waitpid(pid, &mut status, 0);
+            if r == pid {
+                break;
+            }
+            if r < 0 && *libc::__errno_location() != libc::EINTR {
+                libc::_exit(127);
+            }
+        }
+        if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            libc::signal(sig, libc::SIG_DFL);
+            libc::kill(libc::getpid(), sig);
+        }
+        libc::_exit(libc::WEXITSTATUS(status))
     }
 }
 

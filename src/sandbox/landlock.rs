@@ -114,6 +114,9 @@ pub fn abi() -> Result<u32, io::Error> {
 pub struct Ruleset {
     fd: OwnedFd,
     rights: u64,
+    /// Rules added in the child just before enforcing, on paths that only
+    /// exist there (a PID namespace's own `/proc`).
+    late: Vec<(CString, u64)>,
 }
 
 impl Ruleset {
@@ -145,6 +148,7 @@ impl Ruleset {
         Ok(Self {
             fd: unsafe { OwnedFd::from_raw_fd(fd) },
             rights,
+            late: Vec::new(),
         })
     }
 
@@ -192,11 +196,42 @@ impl Ruleset {
         Ok(())
     }
 
+    /// Allow `access` beneath the directory `path` as the child sees it
+    /// when it enforces the ruleset (a mount made in the child).
+    pub fn allow_late(&mut self, path: &Path, access: u64) -> io::Result<()> {
+        let c = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| io::Error::other("path contains NUL"))?;
+        self.late.push((c, access & self.rights));
+        Ok(())
+    }
+
     /// Enforce the ruleset on the calling process (and everything it
     /// starts). Async-signal-safe: for the forked child before `exec`.
     pub fn restrict_self(&self) -> io::Result<()> {
-        // SAFETY: plain system calls on a descriptor we hold.
+        // SAFETY: plain system calls on a descriptor we hold and on
+        // prepared C strings.
         unsafe {
+            for (path, access) in &self.late {
+                let raw = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+                if raw < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                let attr = PathBeneathAttr {
+                    allowed_access: *access,
+                    parent_fd: raw,
+                };
+                let r = libc::syscall(
+                    libc::SYS_landlock_add_rule,
+                    self.fd.as_raw_fd(),
+                    RULE_PATH_BENEATH,
+                    &attr as *const PathBeneathAttr,
+                    0u32,
+                );
+                libc::close(raw);
+                if r < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(io::Error::last_os_error());
             }

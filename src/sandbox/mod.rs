@@ -25,9 +25,12 @@ use serde::{Deserialize, Serialize};
 use crate::scope::Exclusions;
 
 pub mod child;
+pub mod git;
+pub mod guard;
 pub mod landlock;
 pub mod plan;
 pub mod probe;
+pub mod scan;
 mod settings;
 
 pub use probe::{FORCE_UNAVAILABLE_ENV, Support};
@@ -57,7 +60,7 @@ pub struct SandboxStatus {
     /// Enforced, partial, off or refused.
     pub state: SandboxState,
     /// One line for a status bar: `sandbox: workspace-write, no network
-    /// (landlock+userns+mountns+netns)`, `sandbox: off — reason`.
+    /// (landlock+userns+mountns+netns+pidns)`, `sandbox: off — reason`.
     pub summary: String,
     /// The configured mode.
     pub mode: SandboxMode,
@@ -86,6 +89,10 @@ pub struct SandboxStatus {
     /// Paths in the workspace kept read-only.
     #[serde(default)]
     pub protect: Vec<String>,
+    /// Whether every repository's git control files are kept read-only
+    /// (and planted repositories moved aside).
+    #[serde(default)]
+    pub protect_git: bool,
     /// Whether the network is reachable.
     #[serde(default)]
     pub allow_network: bool,
@@ -129,6 +136,8 @@ pub struct Effective {
     pub mountns: bool,
     /// A network namespace.
     pub netns: bool,
+    /// A PID namespace with the shell as its init.
+    pub pidns: bool,
 }
 
 /// The sandbox of one session: settings, what the kernel offers, and the
@@ -142,6 +151,10 @@ pub struct Sandbox {
     env: Result<EnvAllowlist, AllowEnvError>,
     eff: Effective,
     status: SandboxStatus,
+    guard: Option<Arc<guard::Guard>>,
+    /// Placeholders made in the workspace, removed (when still empty) when
+    /// the sandbox ends.
+    placeholders: std::sync::Mutex<Vec<PathBuf>>,
 }
 
 fn home_dir() -> Option<PathBuf> {
@@ -171,8 +184,9 @@ impl Sandbox {
         support: Support,
     ) -> Self {
         let home = home_dir();
-        let (eff, missing) = effective(cfg, &support);
+        let (eff, mut missing) = effective(cfg, &support);
         let env = EnvAllowlist::new(&cfg.allow_env);
+        let guard = start_guard(cfg, workspace, exclusions, eff, &mut missing);
         let status = status(cfg, workspace, home.as_deref(), eff, missing);
         Self {
             cfg: cfg.clone(),
@@ -182,7 +196,38 @@ impl Sandbox {
             env,
             eff,
             status,
+            guard,
+            placeholders: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// A shell started: `pid` is in its namespaces, `link` its dangling
+    /// symlink for hiding files. The guard hides late files in it.
+    pub fn attach(&self, pid: i32, link: &Path) {
+        if let Some(g) = &self.guard
+            && self.eff.mountns
+        {
+            g.attach(pid, link, self.eff.userns);
+        }
+    }
+
+    /// Whether excluded files that appear after a shell started are hidden
+    /// in it (the guard runs, with a mount namespace).
+    pub fn hides_late(&self) -> bool {
+        self.guard.is_some() && self.eff.mountns && self.cfg.deny_excluded
+    }
+
+    /// The shell `pid` ended.
+    pub fn detach(&self, pid: i32) {
+        if let Some(g) = &self.guard {
+            g.detach(pid);
+        }
+    }
+
+    /// After a command: what the guard did since the last one (planted
+    /// repositories removed), in words for the result.
+    pub fn settle(&self) -> Vec<String> {
+        self.guard.as_ref().map(|g| g.settle()).unwrap_or_default()
     }
 
     /// What is in force.
@@ -240,6 +285,50 @@ impl Sandbox {
     }
 }
 
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let list = self.placeholders.lock().unwrap_or_else(|p| p.into_inner());
+        for p in list.iter() {
+            // Only while empty: never anything the user put there.
+            match std::fs::symlink_metadata(p) {
+                Ok(m) if m.is_dir() => drop(std::fs::remove_dir(p)),
+                Ok(m) if m.is_file() && m.len() == 0 => drop(std::fs::remove_file(p)),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The workspace guard (see [`guard`]) when the workspace is writable or
+/// excluded files are hidden; what it cannot do goes to `missing`.
+fn start_guard(
+    cfg: &SandboxConfig,
+    ws: &Path,
+    ex: &Exclusions,
+    eff: Effective,
+    missing: &mut Vec<String>,
+) -> Option<Arc<guard::Guard>> {
+    let git = cfg.mode == SandboxMode::WorkspaceWrite && cfg.protect_git;
+    let hide = cfg.deny_excluded && eff.mountns;
+    if cfg.mode == SandboxMode::Off || (!git && !hide) {
+        return None;
+    }
+    if git && !eff.mountns {
+        missing.push(
+            "git control files and protect paths are not read-only (no mount namespace)".into(),
+        );
+    }
+    match guard::Guard::new(ws, ex, git, hide) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            missing.push(format!(
+                "excluded files created after a shell started are not hidden, and git repositories planted while it runs are not removed: inotify: {e}"
+            ));
+            None
+        }
+    }
+}
+
 fn effective(cfg: &SandboxConfig, s: &Support) -> (Effective, Vec<String>) {
     let mut missing = Vec::new();
     if cfg.mode == SandboxMode::Off {
@@ -250,6 +339,7 @@ fn effective(cfg: &SandboxConfig, s: &Support) -> (Effective, Vec<String>) {
         userns: s.userns.is_ok(),
         mountns: s.mountns.is_ok(),
         netns: !cfg.allow_network && s.netns.is_ok(),
+        pidns: cfg.contain_processes && s.pidns.is_ok(),
     };
     if let Err(why) = &s.landlock {
         missing.push(format!("writes are not confined: {why}"));
@@ -277,6 +367,13 @@ fn effective(cfg: &SandboxConfig, s: &Support) -> (Effective, Vec<String>) {
             "the shell keeps root's capabilities (no user namespace): {why}"
         ));
     }
+    if cfg.contain_processes
+        && let Err(why) = &s.pidns
+    {
+        missing.push(format!(
+            "processes that leave the shell's session (setsid, daemons) can outlive a timeout, restart or disconnect: {why}"
+        ));
+    }
     (eff, missing)
 }
 
@@ -295,6 +392,7 @@ fn status(
         (eff.userns, "userns"),
         (eff.mountns, "mountns"),
         (eff.netns, "netns"),
+        (eff.pidns, "pidns"),
     ] {
         if on {
             mechanisms.push(name.to_string());
@@ -322,7 +420,7 @@ fn status(
                 missing[0]
             ),
         )
-    } else if eff.landlock.is_none() && !eff.mountns && !eff.netns {
+    } else if eff.landlock.is_none() && !eff.mountns && !eff.netns && !eff.pidns {
         let more = match missing.len() {
             1 => String::new(),
             n => format!(" (+{} more)", n - 1),
@@ -368,6 +466,7 @@ fn status(
         deny_read: show(&cfg.deny_read),
         deny_excluded: cfg.deny_excluded,
         protect: cfg.protect.clone(),
+        protect_git: cfg.protect_git && cfg.mode == SandboxMode::WorkspaceWrite,
         allow_network: cfg.allow_network,
         allow_env: cfg.allow_env.clone(),
     }

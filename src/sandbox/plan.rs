@@ -9,15 +9,9 @@ use std::path::{Path, PathBuf};
 
 use super::child::{HIDDEN_TARGET, Step, Steps};
 use super::landlock::{self, Ruleset, fs};
+use super::scan::{self, SCAN_LIMIT};
 use super::{Effective, Sandbox, SandboxMode};
-use crate::scope::Exclusions;
 
-/// Most workspace entries looked at when finding excluded paths to hide.
-pub const SCAN_LIMIT: usize = 50_000;
-/// Directories not looked into for excluded paths: version control and
-/// build or dependency trees (large, and not where a project's secrets
-/// live).
-const SCAN_SKIPPED: &[&str] = &[".git", "target", "node_modules"];
 /// Most paths hidden (each is a mount).
 const MAX_HIDDEN: usize = 512;
 
@@ -92,39 +86,6 @@ pub fn resolve_all(entries: &[String], workspace: &Path, home: Option<&Path>) ->
         .filter_map(|e| expand(e, workspace, home))
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect()
-}
-
-/// Paths in `workspace` that `ex` matches (not descending into them, nor
-/// into [`SCAN_SKIPPED`] directories), at most [`SCAN_LIMIT`] entries
-/// looked at; `true` if the scan was cut.
-pub fn scan_excluded(workspace: &Path, ex: &Exclusions) -> (Vec<PathBuf>, bool) {
-    let mut found = Vec::new();
-    let mut stack = vec![workspace.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            seen += 1;
-            if seen > SCAN_LIMIT {
-                return (found, true);
-            }
-            let path = e.path();
-            let Ok(rel) = path.strip_prefix(workspace) else {
-                continue;
-            };
-            let Ok(ft) = e.file_type() else { continue };
-            if ex.matches(rel).is_some() {
-                if let Ok(real) = std::fs::canonicalize(&path) {
-                    found.push(real);
-                }
-            } else if ft.is_dir() && !SCAN_SKIPPED.iter().any(|s| e.file_name() == *s) {
-                stack.push(path);
-            }
-        }
-    }
-    (found, false)
 }
 
 /// Where Unix sockets of services live (Docker, D-Bus, the session's
@@ -244,16 +205,42 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
         });
         steps.push(Step::Propagation);
 
-        // Hidden paths.
+        // Hidden paths: deny_read, and from one walk of the whole
+        // workspace its excluded paths and hard links to secrets.
         let mut deny = resolve_all(&cfg.deny_read, ws, home);
-        if cfg.deny_excluded {
-            let (found, cut) = scan_excluded(ws, &sb.exclusions);
-            if cut {
+        let git = writable_ws && cfg.protect_git;
+        if git {
+            root_placeholder(sb, &mut notes);
+        }
+        let found = if cfg.deny_excluded || git {
+            let guard = sb.guard.as_ref();
+            let started = std::time::Instant::now();
+            let s = scan::scan(ws, &sb.exclusions, &deny, &mut |d| {
+                if let Some(g) = guard {
+                    g.watch(d);
+                }
+            });
+            tracing::debug!(
+                entries = s.entries,
+                dirs = s.dirs,
+                ms = started.elapsed().as_millis() as u64,
+                "sandbox: workspace walked"
+            );
+            if s.cut {
                 notes.push(format!(
-                    "the workspace has more than {SCAN_LIMIT} entries: excluded paths beyond them are not hidden"
+                    "the workspace has more than {SCAN_LIMIT} entries: excluded paths and repositories beyond them are not covered"
                 ));
             }
-            deny.extend(found);
+            if let Some(g) = guard {
+                g.learn(&s);
+            }
+            s
+        } else {
+            scan::Scan::default()
+        };
+        if cfg.deny_excluded {
+            deny.extend(found.excluded.iter().cloned());
+            deny.extend(found.linked.iter().cloned());
         }
         if !cfg.allow_network {
             deny.extend(scan_sockets(&socket_roots()));
@@ -292,7 +279,15 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
             hidden.push(d);
         }
         if writable_ws {
-            steps.extend(protect_steps(ws, &cfg.protect)?);
+            let mut made = Vec::new();
+            steps.extend(protect_steps(ws, &cfg.protect, &mut made, &mut notes)?);
+            sb.placeholders
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .extend(made);
+        }
+        if git {
+            steps.extend(git_steps(ws, &found, &mut notes)?);
         }
 
         // A private /tmp, with what must stay visible under it bound back.
@@ -332,6 +327,15 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
         }
         steps.push(Step::Chdir(cstring(ws)?));
     }
+    if eff.pidns {
+        steps.push(Step::Unshare {
+            flags: libc::CLONE_NEWPID,
+            what: "PID namespace",
+        });
+        steps.push(Step::PidInit {
+            mount_proc: eff.mountns,
+        });
+    }
     if eff.netns {
         steps.push(Step::Unshare {
             flags: libc::CLONE_NEWNET,
@@ -357,6 +361,11 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
         reads.push(ws.to_path_buf());
         for p in reads.iter().filter(|p| p.exists()) {
             r.allow(p, fs::READ)?;
+        }
+        if eff.pidns && eff.mountns && !read_all {
+            // The PID namespace's own /proc is a new mount: rules on the
+            // host's /proc do not reach beneath it.
+            r.allow_late(Path::new("/proc"), fs::READ)?;
         }
         let mut writes = vec![tmp.to_path_buf()];
         writes.extend(allow_write.iter().cloned());
@@ -387,11 +396,37 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
 /// Read-only binds of the `protect` paths that exist in the workspace,
 /// each preceded by a plain bind of its top directory onto itself (`.git`),
 /// so that directory, now a mount point, cannot be moved away and replaced.
-fn protect_steps(ws: &Path, protect: &[String]) -> io::Result<Vec<Step>> {
+fn protect_steps(
+    ws: &Path,
+    protect: &[String],
+    made: &mut Vec<PathBuf>,
+    notes: &mut Vec<String>,
+) -> io::Result<Vec<Step>> {
     let mut tops: Vec<PathBuf> = Vec::new();
     let mut ro: Vec<PathBuf> = Vec::new();
     for rel in protect {
-        let Ok(real) = std::fs::canonicalize(ws.join(rel)) else {
+        let path = ws.join(rel);
+        if std::fs::symlink_metadata(&path).is_err() {
+            // Absent: an empty placeholder (a directory when the entry
+            // ends with `/`), so it cannot be created inside the sandbox.
+            let made_it = if rel.ends_with('/') {
+                std::fs::create_dir_all(&path)
+            } else {
+                path.parent()
+                    .map_or(Ok(()), std::fs::create_dir_all)
+                    .and_then(|()| std::fs::File::create_new(&path).map(drop))
+            };
+            match made_it {
+                Ok(()) => made.push(path.clone()),
+                Err(e) => {
+                    notes.push(format!(
+                        "protect {rel} is not protected: cannot create its placeholder: {e}"
+                    ));
+                    continue;
+                }
+            }
+        }
+        let Ok(real) = std::fs::canonicalize(&path) else {
             continue;
         };
         let Ok(inside) = real.strip_prefix(ws) else {
@@ -419,6 +454,71 @@ fn protect_steps(ws: &Path, protect: &[String]) -> io::Result<Vec<Step>> {
             src: cstring(&p)?,
             dst: cstring(&p)?,
             readonly: Some(locked_flags(&p)),
+        });
+    }
+    Ok(steps)
+}
+
+/// With the workspace not (yet) a repository: an empty `.git` placeholder,
+/// so `git init` inside the sandbox cannot make one whose config and
+/// hooks host-side git would use (an empty `.git` is not a repository to
+/// git: it looks further up, as before). Removed when the session ends.
+fn root_placeholder(sb: &Sandbox, notes: &mut Vec<String>) {
+    let dot = sb.workspace.join(".git");
+    if std::fs::symlink_metadata(&dot).is_ok() {
+        return;
+    }
+    match std::fs::create_dir(&dot) {
+        Ok(()) => sb
+            .placeholders
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(dot),
+        Err(e) => notes.push(format!(
+            ".git is not protected: cannot create its placeholder: {e}"
+        )),
+    }
+}
+
+/// The mounts that keep every repository's control files read-only (see
+/// [`super::git`]): each repository directory bound onto itself, then its
+/// control entries (placeholders made where absent) and every `.git` file
+/// read-only.
+fn git_steps(ws: &Path, found: &scan::Scan, notes: &mut Vec<String>) -> io::Result<Vec<Step>> {
+    let mut p = super::git::Protection::default();
+    let mut dirs = found.gitdirs.clone();
+    dirs.sort();
+    dirs.dedup();
+    for g in &dirs {
+        if !scan::is_gitdir(g) {
+            // A `.git` that is not a repository (the placeholder): all of
+            // it read-only.
+            p.readonly.push(g.clone());
+            continue;
+        }
+        if let Err(e) = super::git::protect_gitdir(g, ws, &mut p) {
+            notes.push(format!(
+                "the git control files of {} are not all protected: {e}",
+                g.display()
+            ));
+        }
+    }
+    let mut steps = Vec::new();
+    for d in &p.pinned {
+        steps.push(Step::Bind {
+            src: cstring(d)?,
+            dst: cstring(d)?,
+            readonly: None,
+        });
+    }
+    for f in p.readonly.iter().chain(&found.gitfiles) {
+        if std::fs::symlink_metadata(f).is_err() {
+            continue;
+        }
+        steps.push(Step::Bind {
+            src: cstring(f)?,
+            dst: cstring(f)?,
+            readonly: Some(locked_flags(f)),
         });
     }
     Ok(steps)
@@ -479,36 +579,5 @@ mod tests {
             PathBuf::from("/a/b"),
         ]);
         assert_eq!(v, vec![PathBuf::from("/a/b"), PathBuf::from("/a/bc")]);
-    }
-
-    #[test]
-    fn excluded_paths_are_found_without_descending() {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = std::fs::canonicalize(dir.path()).unwrap();
-        std::fs::create_dir_all(ws.join("app/.ssh")).unwrap();
-        std::fs::write(ws.join("app/.ssh/id_rsa"), "k").unwrap();
-        std::fs::write(ws.join(".env"), "S=1").unwrap();
-        std::fs::write(ws.join("app/.env.local"), "S=2").unwrap();
-        std::fs::write(ws.join("app/main.rs"), "").unwrap();
-        std::fs::write(ws.join("server.pem"), "").unwrap();
-        let ex = Exclusions::new(
-            &crate::scope::DEFAULT_EXCLUDED
-                .iter()
-                .map(|s| s.to_string())
-                .collect::<Vec<_>>(),
-        )
-        .unwrap();
-        let (mut found, cut) = scan_excluded(&ws, &ex);
-        found.sort();
-        assert!(!cut);
-        assert_eq!(
-            found,
-            vec![
-                ws.join(".env"),
-                ws.join("app/.env.local"),
-                ws.join("app/.ssh"),
-                ws.join("server.pem"),
-            ]
-        );
     }
 }

@@ -28,6 +28,8 @@ pub struct Support {
     pub mountns: Result<(), String>,
     /// Network namespaces (no network).
     pub netns: Result<(), String>,
+    /// PID namespaces (nothing a shell started outlives it).
+    pub pidns: Result<(), String>,
 }
 
 impl Support {
@@ -38,6 +40,7 @@ impl Support {
             userns: Err(why.into()),
             mountns: Err(why.into()),
             netns: Err(why.into()),
+            pidns: Err(why.into()),
         }
     }
 }
@@ -53,7 +56,7 @@ fn forced() -> BTreeSet<String> {
         return BTreeSet::new();
     }
     if v == "1" || v.eq_ignore_ascii_case("all") {
-        return ["landlock", "userns", "mountns", "netns"]
+        return ["landlock", "userns", "mountns", "netns", "pidns"]
             .iter()
             .map(|s| s.to_string())
             .collect();
@@ -76,6 +79,7 @@ enum Mech {
     Userns,
     Mountns,
     Netns,
+    Pidns,
 }
 
 /// Find out what works here (a fork or a few; a few milliseconds).
@@ -103,6 +107,11 @@ pub fn probe() -> Support {
         } else {
             Ok(())
         },
+        pidns: if off("pidns") {
+            Err(FORCED.into())
+        } else {
+            Ok(())
+        },
     };
     let dir = match ProbeDir::create() {
         Ok(d) => d,
@@ -110,7 +119,8 @@ pub fn probe() -> Support {
             let why = format!("cannot prepare the probe: {e}");
             s.userns = Err(why.clone());
             s.mountns = Err(why.clone());
-            s.netns = Err(why);
+            s.netns = Err(why.clone());
+            s.pidns = Err(why);
             return s;
         }
     };
@@ -141,16 +151,19 @@ pub fn probe() -> Support {
                 if !root {
                     let needs = format!("needs a user namespace, and {why}");
                     s.mountns = s.mountns.and(Err(needs.clone()));
-                    s.netns = s.netns.and(Err(needs));
+                    s.netns = s.netns.and(Err(needs.clone()));
+                    s.pidns = s.pidns.and(Err(needs));
                 }
                 s.userns = Err(why);
             }
             Some(Mech::Mountns) => s.mountns = Err(why),
             Some(Mech::Netns) => s.netns = Err(why),
+            Some(Mech::Pidns) => s.pidns = Err(why),
             None => {
                 s.userns = s.userns.and(Err(why.clone()));
                 s.mountns = s.mountns.and(Err(why.clone()));
-                s.netns = s.netns.and(Err(why));
+                s.netns = s.netns.and(Err(why.clone()));
+                s.pidns = s.pidns.and(Err(why));
             }
         }
     }
@@ -166,7 +179,7 @@ fn probe_steps(s: &Support, dir: &ProbeDir) -> io::Result<(Steps, Vec<Mech>)> {
         owners.push(m);
         steps.push(st);
     };
-    if s.userns.is_ok() && (s.mountns.is_ok() || s.netns.is_ok()) {
+    if s.userns.is_ok() && (s.mountns.is_ok() || s.netns.is_ok() || s.pidns.is_ok()) {
         for st in super::plan::userns_steps() {
             push(Mech::Userns, st);
         }
@@ -196,6 +209,21 @@ fn probe_steps(s: &Support, dir: &ProbeDir) -> io::Result<(Steps, Vec<Mech>)> {
             },
         );
     }
+    if s.pidns.is_ok() {
+        push(
+            Mech::Pidns,
+            Step::Unshare {
+                flags: libc::CLONE_NEWPID,
+                what: "PID namespace",
+            },
+        );
+        push(
+            Mech::Pidns,
+            Step::PidInit {
+                mount_proc: s.mountns.is_ok(),
+            },
+        );
+    }
     if s.netns.is_ok() {
         push(
             Mech::Netns,
@@ -216,7 +244,7 @@ fn probe_steps(s: &Support, dir: &ProbeDir) -> io::Result<(Steps, Vec<Mech>)> {
 
 /// Run `steps` in a forked child; on failure, the failing step's index (if
 /// it got that far) and the error.
-fn run_forked(steps: &Steps) -> Result<(), (Option<usize>, io::Error)> {
+pub(super) fn run_forked(steps: &Steps) -> Result<(), (Option<usize>, io::Error)> {
     let (r, w) = pipe().map_err(|e| (None, e))?;
     // SAFETY: the child only makes async-signal-safe calls, then _exit.
     let pid = unsafe { libc::fork() };
@@ -322,5 +350,6 @@ mod tests {
         assert!(s.userns.is_ok(), "{s:?}");
         assert!(s.mountns.is_ok(), "{s:?}");
         assert!(s.netns.is_ok(), "{s:?}");
+        assert!(s.pidns.is_ok(), "{s:?}");
     }
 }

@@ -59,6 +59,14 @@ pub struct SandboxConfig {
     /// Host environment variables the shell sees (case-sensitive globs);
     /// applied after `bash.env_deny`.
     pub allow_env: Vec<String>,
+    /// Run each shell as the init of its own PID namespace, so that nothing
+    /// it started (`setsid`, double-forked daemons) outlives a timeout, a
+    /// restart or the agent's disconnect.
+    pub contain_processes: bool,
+    /// Keep the control files of every git repository in the workspace
+    /// (config, hooks, info, `commondir`, `.git` files …) read-only, and
+    /// remove git control files planted while a shell runs.
+    pub protect_git: bool,
 }
 
 /// The variables a shell sees by default.
@@ -91,7 +99,8 @@ pub const DEFAULT_ALLOW_ENV: &[&str] = &[
 ];
 
 /// Kept read-only by default.
-pub const DEFAULT_PROTECT: &[&str] = &[".airlock.toml", ".git/hooks", ".git/config"];
+/// (Git's control files are protected by `protect_git`.)
+pub const DEFAULT_PROTECT: &[&str] = &[".airlock.toml"];
 
 /// Hidden by default (besides the workspace's excluded paths).
 pub const DEFAULT_DENY_READ: &[&str] = &["~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud"];
@@ -112,6 +121,8 @@ impl Default for SandboxConfig {
             protect: strings(DEFAULT_PROTECT),
             allow_network: false,
             allow_env: strings(DEFAULT_ALLOW_ENV),
+            contain_processes: true,
+            protect_git: true,
         }
     }
 }

@@ -14,6 +14,7 @@ fn all() -> Support {
         userns: Ok(()),
         mountns: Ok(()),
         netns: Ok(()),
+        pidns: Ok(()),
     }
 }
 
@@ -29,7 +30,7 @@ fn everything_available_is_enforced_and_named() {
     assert_eq!(st.state, SandboxState::Enforced);
     assert_eq!(
         st.summary,
-        "sandbox: workspace-write, no network (landlock+userns+mountns+netns)"
+        "sandbox: workspace-write, no network (landlock+userns+mountns+netns+pidns)"
     );
     assert_eq!(st.landlock_abi, Some(7));
     assert!(st.missing.is_empty());
@@ -125,4 +126,55 @@ fn status_round_trips_through_json() {
     let back: SandboxStatus = serde_json::from_str(&j).unwrap();
     assert_eq!(&back, sb.status());
     assert!(j.contains("\"state\":\"enforced\""), "{j}");
+}
+
+#[test]
+fn a_missing_pid_namespace_is_reported_unless_containment_is_off() {
+    let s = Support {
+        pidns: Err("creating a PID namespace failed: EPERM".into()),
+        ..all()
+    };
+    let sb = sandbox(&SandboxConfig::default(), s.clone());
+    let st = sb.status();
+    assert_eq!(st.state, SandboxState::Partial);
+    assert!(
+        st.missing[0].contains("can outlive a timeout") && st.missing[0].contains("EPERM"),
+        "{:?}",
+        st.missing
+    );
+    let off = SandboxConfig {
+        contain_processes: false,
+        ..SandboxConfig::default()
+    };
+    let sb = sandbox(&off, s);
+    assert_eq!(sb.status().state, SandboxState::Enforced);
+    assert!(!sb.status().mechanisms.contains(&"pidns".to_string()));
+}
+
+#[test]
+fn protecting_git_without_a_mount_namespace_is_reported() {
+    let s = Support {
+        mountns: Err("creating a mount namespace failed: EPERM".into()),
+        ..all()
+    };
+    let sb = sandbox(&SandboxConfig::default(), s);
+    assert!(
+        sb.status()
+            .missing
+            .iter()
+            .any(|m| m.contains("git control files")),
+        "{:?}",
+        sb.status().missing
+    );
+}
+
+#[test]
+fn the_status_says_whether_git_is_protected() {
+    let sb = sandbox(&SandboxConfig::default(), all());
+    assert!(sb.status().protect_git);
+    let ro = SandboxConfig {
+        mode: SandboxMode::ReadOnly,
+        ..SandboxConfig::default()
+    };
+    assert!(!sandbox(&ro, all()).status().protect_git);
 }

@@ -153,3 +153,25 @@ pub fn strip(text: &str) -> String {
 pub fn q(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
 }
+
+impl Fixture {
+    /// Run a bash call with these arguments (`timeout_secs`, `restart` …).
+    pub async fn bash_args(&self, args: serde_json::Value) -> ToolOutput {
+        self.session
+            .supervisor
+            .call(
+                &self.agent,
+                "bash",
+                Some(args.as_object().unwrap().clone()),
+                CancellationToken::new(),
+                None,
+            )
+            .await
+            .unwrap()
+    }
+
+    /// The agent goes away (its shell is closed).
+    pub fn disconnect(&self) {
+        self.session.supervisor.agent_disconnected(&self.agent);
+    }
+}

@@ -52,18 +52,39 @@ macro_rules! description {
     };
 }
 const DESCRIPTION: &str = description!("");
-const SANDBOXED: &str = description!(
-    " The shell runs in a sandbox: it may write only in the workspace and /tmp (private to the shell); credentials and excluded files are hidden; there is no network access."
-);
-const SANDBOXED_NET: &str = description!(
-    " The shell runs in a sandbox: it may write only in the workspace and /tmp (private to the shell); credentials and excluded files are hidden."
-);
-const SANDBOXED_RO: &str = description!(
-    " The shell runs in a read-only sandbox: it may write only in /tmp (private to the shell); credentials and excluded files are hidden; there is no network access."
-);
-const SANDBOXED_RO_NET: &str = description!(
-    " The shell runs in a read-only sandbox: it may write only in /tmp (private to the shell); credentials and excluded files are hidden."
-);
+
+/// The sandbox's sentence for the description: exactly what is in force.
+fn sandbox_sentence(st: &crate::sandbox::SandboxStatus, late_hiding: bool) -> String {
+    let ro = st.mode == SandboxMode::ReadOnly;
+    let mut parts = vec![if ro {
+        "it may write only in /tmp (private to the shell)".to_string()
+    } else {
+        "it may write only in the workspace and /tmp (private to the shell)".to_string()
+    }];
+    let has = |m: &str| st.mechanisms.iter().any(|x| x == m);
+    if !ro && st.protect_git && has("mountns") {
+        parts.push("git repositories' config, hooks and other control files are read-only (git add, commit and checkout work; git config and new repositories do not)".into());
+    }
+    if has("mountns") {
+        parts.push(if late_hiding {
+            "credentials and excluded files are hidden, also when they appear later".into()
+        } else {
+            "credentials and excluded files that exist when the shell starts are hidden".into()
+        });
+    }
+    if !st.allow_network {
+        parts.push("there is no network access".into());
+    }
+    if has("pidns") {
+        parts.push("every process it starts ends with the shell".into());
+    }
+    let kind = if ro {
+        "a read-only sandbox"
+    } else {
+        "a sandbox"
+    };
+    format!(" The shell runs in {kind}: {}.", parts.join("; "))
+}
 
 impl Bash {
     /// Build it from the `[bash]` config. An invalid env pattern makes every
@@ -111,13 +132,12 @@ impl Bash {
     pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Self {
         let st = sandbox.status();
         if st.is_active() {
-            let ro = st.mode == SandboxMode::ReadOnly;
-            self.spec.description = match (ro, st.allow_network) {
-                (false, false) => SANDBOXED,
-                (false, true) => SANDBOXED_NET,
-                (true, false) => SANDBOXED_RO,
-                (true, true) => SANDBOXED_RO_NET,
-            };
+            let text = format!(
+                "{DESCRIPTION}{}",
+                sandbox_sentence(st, sandbox.hides_late())
+            );
+            // Once per session: the spec holds a static description.
+            self.spec.description = Box::leak(text.into_boxed_str());
         }
         self.sandbox = Some(sandbox);
         self
@@ -218,6 +238,21 @@ struct BashCall {
     sandbox: Option<Arc<Sandbox>>,
 }
 
+/// The sandbox guard's notes at the top of the result's text, and in its
+/// structured form as `sandbox_notes`.
+fn with_notes(mut out: ToolOutput, notes: Vec<String>) -> ToolOutput {
+    if notes.is_empty() {
+        return out;
+    }
+    let mut text: String = notes.iter().map(|n| format!("[sandbox: {n}]\n")).collect();
+    text.push_str(&out.text);
+    out.text = text;
+    if let Some(Value::Object(m)) = &mut out.structured {
+        m.insert("sandbox_notes".into(), json!(notes));
+    }
+    out
+}
+
 /// The first line of `command`, cut to a readable length.
 pub fn summarize(command: &str) -> String {
     let mut lines = command.trim().lines();
@@ -284,7 +319,16 @@ impl Invocation for BashCall {
                 .run(ctx.agent.id, &cfg, &req, &ctx.cancel, &mut stream)
                 .await
             {
-                Ok(outcome) => result::render(outcome, self.timeout_secs, &self.workspace),
+                Ok(outcome) => {
+                    let notes = match &outcome {
+                        PoolOutcome::Ran { outcome, .. } => outcome.sandbox_notes.clone(),
+                        _ => Vec::new(),
+                    };
+                    with_notes(
+                        result::render(outcome, self.timeout_secs, &self.workspace),
+                        notes,
+                    )
+                }
                 Err(e) => ToolOutput::error(format!("{e}; the command did not run")),
             }
         })

@@ -96,6 +96,9 @@ pub struct RunOutcome {
     pub cwd: Option<String>,
     /// Wall-clock time on the shell.
     pub duration: Duration,
+    /// What the sandbox's guard did meanwhile (planted git repositories
+    /// removed), for the result.
+    pub sandbox_notes: Vec<String>,
 }
 
 /// One bash process in its PTY.
@@ -114,6 +117,7 @@ pub struct Shell {
     cwd: String,
     dead: bool,
     cleaned: bool,
+    sandbox: Option<Arc<Sandbox>>,
 }
 
 impl std::fmt::Debug for Shell {
@@ -206,7 +210,11 @@ impl Shell {
             cwd: cfg.workspace.display().to_string(),
             dead: false,
             cleaned: false,
+            sandbox: cfg.sandbox.clone(),
         };
+        if let Some(sb) = &shell.sandbox {
+            sb.attach(pid, &shell.dir.path().join("hidden"));
+        }
         // From here on, Drop kills the shell if anything fails.
         let raw = shell
             ._master
@@ -253,6 +261,12 @@ impl Shell {
         on_output: &mut (dyn FnMut(&[u8]) + Send),
     ) -> Result<RunOutcome, ShellError> {
         let started = Instant::now();
+        // What appeared since the last command is hidden (or moved aside)
+        // before this one runs.
+        let mut sandbox_notes = match &self.sandbox {
+            Some(sb) => sb.settle(),
+            None => Vec::new(),
+        };
         let mut capture = Capture::new(self.max_output);
         self.seq += 1;
         let file = self.dir.write_new(&format!("c{}", self.seq), command)?;
@@ -312,11 +326,16 @@ impl Shell {
             scanner.flush(&mut emit);
         }
         let cwd = self.is_alive().then(|| self.cwd.clone());
+        let duration = started.elapsed();
+        if let Some(sb) = &self.sandbox {
+            sandbox_notes.extend(sb.settle());
+        }
         Ok(RunOutcome {
             ending,
             output: capture.finish(),
             cwd,
-            duration: started.elapsed(),
+            duration,
+            sandbox_notes,
         })
     }
 
@@ -345,6 +364,9 @@ impl Shell {
         if !self.cleaned {
             procs::kill_tree(self.pid);
             self.cleaned = true;
+            if let Some(sb) = &self.sandbox {
+                sb.detach(self.pid);
+            }
         }
     }
 }
