@@ -206,7 +206,8 @@ impl App {
         if self.calls.count(super::calls::CallStatus::Running) > 0 {
             return Some(Duration::from_millis(100));
         }
-        if !self.prompts.is_empty() && self.approval_timeout.is_some() {
+        if !self.prompts.is_empty() {
+            // The countdown and the time waited move.
             return Some(Duration::from_millis(500));
         }
         self.notice.is_some().then_some(Duration::from_secs(1))

@@ -46,7 +46,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             let (icon, style) = theme::status(row.status, app.now);
             let fixed = 2 + 9 + AGENT + 1 + TOOL + 1;
             let room = width.saturating_sub(fixed);
-            let summary = format!("{:<room$}", fit(&row.info.summary, room));
+            let shown = crate::tui::reveal::one_line(&row.info.summary);
+            let summary = format!("{:<room$}", fit(&shown, room));
             let line = Line::from(vec![
                 Span::styled(format!("{icon} "), style),
                 Span::styled(

@@ -87,6 +87,40 @@ pub fn removed() -> Style {
     Style::default().fg(Color::Red)
 }
 
+/// A warning that must be read before answering.
+pub fn warning() -> Style {
+    Style::default()
+        .fg(Color::Black)
+        .bg(Color::Red)
+        .add_modifier(Modifier::BOLD)
+}
+
+/// `1 line`, `2 lines`, `1,234 lines`.
+pub fn count(n: usize, one: &str) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    if n == 1 {
+        format!("{grouped} {one}")
+    } else {
+        format!("{grouped} {one}s")
+    }
+}
+
+/// `503 bytes`, `117.2 KB`, `3.4 MB`.
+pub fn bytes(n: u64) -> String {
+    match n {
+        0..1024 => count(n as usize, "byte"),
+        1024..1_048_576 => format!("{:.1} KB", n as f64 / 1024.0),
+        _ => format!("{:.1} MB", n as f64 / 1_048_576.0),
+    }
+}
+
 /// Errors.
 pub fn error() -> Style {
     Style::default().fg(Color::Red)
@@ -121,6 +155,11 @@ mod tests {
         assert_eq!(duration_ms(3200), "3.2 s");
         assert_eq!(duration_ms(125_000), "2 m 05 s");
         assert_eq!(countdown(65), "1:05");
+        assert_eq!(count(1, "line"), "1 line");
+        assert_eq!(count(5000, "line"), "5,000 lines");
+        assert_eq!(count(123_456_789, "call"), "123,456,789 calls");
+        assert_eq!(bytes(1), "1 byte");
+        assert_eq!(bytes(120_000), "117.2 KB");
         let t = DateTime::UNIX_EPOCH + chrono::Duration::milliseconds(1_250);
         assert_eq!(spinner(t), SPINNER[2]);
     }
