@@ -4,6 +4,9 @@
 //! verifies; and the same trail edited or torn.
 #![allow(dead_code)]
 
+#[path = "../tui_support/styled.rs"]
+pub mod styled;
+
 use std::path::{Path, PathBuf};
 
 use airlock::audit::{AuditEvent, ChangeRecord};
@@ -460,7 +463,7 @@ pub fn screen(app: &App) -> String {
     ))
     .unwrap();
     t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
-    t.backend().to_string()
+    styled::render(t.backend().buffer())
 }
 
 /// The id of the selected call.

@@ -3,6 +3,8 @@
 //! `TestBackend`.
 #![allow(dead_code)]
 
+pub mod styled;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -351,6 +353,13 @@ pub fn type_text(app: &mut App, s: &str) {
 pub fn screen(app: &App) -> String {
     let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
     t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
+    styled::render(t.backend().buffer())
+}
+
+/// The whole screen as text only (for `contains` checks).
+pub fn plain(app: &App) -> String {
+    let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
     t.backend().to_string()
 }
 
@@ -362,5 +371,5 @@ pub fn pane(w: u16, h: u16, draw: impl FnOnce(&mut ratatui::Frame, Rect)) -> Str
         draw(f, area)
     })
     .unwrap();
-    t.backend().to_string()
+    styled::render(t.backend().buffer())
 }
