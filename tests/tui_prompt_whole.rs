@@ -99,8 +99,14 @@ fn hidden_characters_are_shown_and_flagged() {
     let cmd = "echo safe\u{202E}gnp.exe\u{200B} \x1b[2K   ";
     let app = prompted(120, 40, bash(1, cmd, "x"));
     let s = plain(&app);
-    assert!(s.contains("echo safe<U+202E>gnp.exe<U+200B> \\x1b[2K···"), "{s}");
-    assert!(s.contains("2 invisible or bidirectional-control characters"), "{s}");
+    assert!(
+        s.contains("echo safe<U+202E>gnp.exe<U+200B> \\x1b[2K···"),
+        "{s}"
+    );
+    assert!(
+        s.contains("2 invisible or bidirectional-control characters"),
+        "{s}"
+    );
     assert!(s.contains("1 control character"), "{s}");
     assert!(s.contains("trailing whitespace on 1 line"), "{s}");
     let s = plain(&prompted(120, 40, bash(1, "echo plain", "x")));
@@ -114,10 +120,21 @@ fn every_argument_of_any_tool_is_shown_whole() {
         "pattern": "line one\nline two\nline three",
         "extra": {"nested": [1, 2, 3]},
     });
-    let c = call(1, "mystery_tool", ToolKind::Exec, args, "mystery_tool notes.txt");
+    let c = call(
+        1,
+        "mystery_tool",
+        ToolKind::Exec,
+        args,
+        "mystery_tool notes.txt",
+    );
     let mut app = prompted(120, 40, c);
     let s = plain(&app);
-    for want in ["path: notes.txt", "pattern: line one", "line three", "\"nested\""] {
+    for want in [
+        "path: notes.txt",
+        "pattern: line one",
+        "line three",
+        "\"nested\"",
+    ] {
         assert!(s.contains(want), "{want}:\n{s}");
     }
     assert!(answered(&app.update(key('y'))).is_some());

@@ -172,6 +172,27 @@ pub fn bounded_args(args: &Value) -> Value {
     }
 }
 
+/// [`bounded_args`], except the top-level arguments named in `keep`, which
+/// are kept whole (a bash command: the human approves all of it, and the
+/// trail must show exactly what ran).
+pub fn bounded_args_except(args: &Value, keep: &[&str]) -> Value {
+    match args {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| {
+                    let v = if keep.contains(&k.as_str()) {
+                        v.clone()
+                    } else {
+                        bounded_args(v)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => bounded_args(other),
+    }
+}
+
 /// The first `max` bytes of `s` (on a character boundary).
 pub fn excerpt(s: &str, max: usize) -> String {
     let head = cut(s, max);

@@ -267,6 +267,12 @@ impl Supervisor {
         };
         let kind = tool.spec().kind;
         info.kind = Some(kind);
+        if kind == ToolKind::Exec {
+            // The human approves the whole command: the prompt and the
+            // trail keep it whole (other arguments stay bounded).
+            info.args =
+                crate::audit::bounded_args_except(&Value::Object(args.clone()), &["command"]);
+        }
 
         // 2. Arguments and path scope: refused outright, never prompted.
         // Preparing a write reads the file and computes its diff, so it runs

@@ -168,7 +168,9 @@ pub fn line(text: &str, base: Style) -> (Vec<Span<'static>>, Flags) {
     if !tail.is_empty() {
         flags.trailing += 1;
         let t: Vec<char> = tail.chars().collect();
-        flags.longest_run = flags.longest_run.max(if t.len() >= LONG_RUN { t.len() } else { 0 });
+        flags.longest_run = flags
+            .longest_run
+            .max(if t.len() >= LONG_RUN { t.len() } else { 0 });
         spans.push(Span::styled(blanks(&t), marked()));
     }
     (spans, flags)
@@ -254,7 +256,10 @@ mod tests {
         assert_eq!(text(&rows[81]), "touch X");
         assert!(flags.is_clean());
 
-        let (rows, flags) = lines("rm -rf \u{202E}txt.exe\u{200B} \x1b[2J\r ", Style::default());
+        let (rows, flags) = lines(
+            "rm -rf \u{202E}txt.exe\u{200B} \x1b[2J\r ",
+            Style::default(),
+        );
         assert_eq!(rows.len(), 1);
         assert_eq!(
             text(&rows[0]),

@@ -175,7 +175,9 @@ impl App {
                 let id = call.id;
                 let line = format!(
                     "{} wants to run {}: {}",
-                    call.agent.name, call.tool, call.summary
+                    call.agent.display_name(),
+                    call.tool,
+                    super::ui::wrap::fit(&super::reveal::one_line(&call.summary), 120)
                 );
                 self.calls.received(call.clone());
                 self.calls.waiting(id);

@@ -169,7 +169,10 @@ fn arguments(row: &CallRow, out: &mut Vec<Line<'static>>) {
         }
         if n > ARG_LINES {
             out.push(Line::styled(
-                format!("  … {} more (the prompt and the trail have it all)", theme::count(n - ARG_LINES, "line")),
+                format!(
+                    "  … {} more (the prompt and the trail have it all)",
+                    theme::count(n - ARG_LINES, "line")
+                ),
                 theme::dim(),
             ));
         }

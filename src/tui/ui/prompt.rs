@@ -10,9 +10,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{diff, theme, wrap};
-use crate::tui::reveal;
 use crate::tui::app::App;
 use crate::tui::prompt::{PendingPrompt, Step};
+use crate::tui::reveal;
 use crate::tui::text_input::TextInput;
 
 /// The prompt as laid out on a screen: its box, every row of its body
@@ -88,7 +88,10 @@ pub fn view(app: &App, screen: Rect) -> Option<View> {
 /// the end was on screen, what to do first.
 fn position(app: &App, top: usize, height: usize, total: usize, width: usize) -> Line<'static> {
     let last = (top + height).min(total);
-    let mut text = format!("lines {}–{last} of {total} — j/k PgUp/PgDn to scroll", top + 1);
+    let mut text = format!(
+        "lines {}–{last} of {total} — j/k PgUp/PgDn to scroll",
+        top + 1
+    );
     if last < total {
         text.push_str(", G to the end");
     } else {
@@ -128,9 +131,11 @@ pub fn draw(f: &mut Frame, app: &App) {
     block = block.title(Line::from(right).right_aligned());
     let inner = block.inner(v.area);
     f.render_widget(block, v.area);
-    let [body, foot] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(v.footer.len() as u16)])
-            .areas(inner);
+    let [body, foot] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(v.footer.len() as u16),
+    ])
+    .areas(inner);
     let shown: Vec<Line> = v.rows.into_iter().skip(v.top).take(v.height).collect();
     f.render_widget(Paragraph::new(shown), body);
     f.render_widget(Paragraph::new(v.footer), foot);
