@@ -55,6 +55,8 @@ fn main() {
                 outcome: CallOutcome {
                     status: "ok".into(),
                     duration_ms: 2,
+                    wait_ms: None,
+                    run_ms: None,
                     text: "fn main() {}\n".into(),
                     is_error: false,
                     truncated: false,

@@ -78,6 +78,13 @@ pub enum AuditEvent {
         status: String,
         /// Milliseconds from arrival to result.
         duration_ms: u64,
+        /// Of those, milliseconds from arrival until it ran (or was refused):
+        /// the time a decision took. Absent in older trails.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wait_ms: Option<u64>,
+        /// Of those, milliseconds it ran; absent when it never ran.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run_ms: Option<u64>,
         /// Whether the agent got `isError`.
         is_error: bool,
         /// Whether output was cut at a limit.

@@ -157,3 +157,23 @@ impl Proposal {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_clients_get_short_names_and_their_timeouts() {
+        let a = |name: &str| AgentInfo {
+            id: 1,
+            name: name.into(),
+            version: None,
+        };
+        assert_eq!(a("codex-mcp-client").display_name(), "codex");
+        assert_eq!(a("gemini-cli-mcp-client").display_name(), "gemini");
+        assert_eq!(a("claude-code").display_name(), "claude-code");
+        assert_eq!(a("my-sdk-script").display_name(), "my-sdk-script");
+        assert_eq!(a("codex-mcp-client").gives_up_after(), Some(300));
+        assert_eq!(a("claude-code").gives_up_after(), None);
+    }
+}

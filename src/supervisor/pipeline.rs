@@ -380,6 +380,7 @@ impl Supervisor {
             deadline: Instant::now() + timeout,
             events: self.events.clone(),
         };
+        let run_started = Instant::now();
         let run = invocation.run(ctx);
         let (mut out, status) = if kind == ToolKind::Read {
             tokio::select! {
@@ -415,7 +416,8 @@ impl Supervisor {
             // bash.max_output_bytes, which is larger.
             cap_output(&mut out, self.limits.max_output_bytes.max(1024));
         }
-        self.finish(id, status, &out, started, info.proposal.as_deref());
+        let timing = (started, Some(run_started));
+        self.finish_timed(id, status, &out, timing, info.proposal.as_deref());
         Ok(out)
     }
 
@@ -571,7 +573,7 @@ impl Supervisor {
         Ok(())
     }
 
-    /// Audit and announce how a call ended.
+    /// Audit and announce how a call ended that never ran.
     fn finish(
         &self,
         id: CallId,
@@ -580,12 +582,29 @@ impl Supervisor {
         started: Instant,
         proposal: Option<&Proposal>,
     ) {
+        self.finish_timed(id, status, out, (started, None), proposal)
+    }
+
+    /// Audit and announce how a call ended; `(arrived, ran)` separate the
+    /// time it waited (for a decision) from the time it ran.
+    fn finish_timed(
+        &self,
+        id: CallId,
+        status: &str,
+        out: &ToolOutput,
+        (started, ran): (Instant, Option<Instant>),
+        proposal: Option<&Proposal>,
+    ) {
         let duration_ms = started.elapsed().as_millis() as u64;
+        let wait_ms = Some(ran.map_or(duration_ms, |r| (r - started).as_millis() as u64));
+        let run_ms = ran.map(|r| r.elapsed().as_millis() as u64);
         let diff = proposal.and_then(|p| p.diff.as_deref());
         self.record(&AuditEvent::CallFinished {
             call_id: id,
             status: status.to_string(),
             duration_ms,
+            wait_ms,
+            run_ms,
             is_error: out.is_error,
             truncated: out.truncated,
             output_bytes: out.text.len(),
@@ -605,6 +624,8 @@ impl Supervisor {
             outcome: CallOutcome {
                 status: status.to_string(),
                 duration_ms,
+                wait_ms,
+                run_ms,
                 text: out.text.clone(),
                 is_error: out.is_error,
                 truncated: out.truncated,

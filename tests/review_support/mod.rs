@@ -148,6 +148,8 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
             call_id: id,
             status: c.status.into(),
             duration_ms: (c.think + c.run) as u64,
+            wait_ms: Some(c.think as u64),
+            run_ms: (c.status == "ok" || c.status == "error").then_some(c.run as u64),
             is_error: c.status != "ok",
             truncated: false,
             output_bytes: c.excerpt.len(),

@@ -124,6 +124,8 @@ pub fn outcome(status: &str, ms: u64, text: &str, is_error: bool) -> CallOutcome
     CallOutcome {
         status: status.into(),
         duration_ms: ms,
+        wait_ms: None,
+        run_ms: None,
         text: text.into(),
         is_error,
         truncated: false,

@@ -71,7 +71,7 @@ pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Span::styled(
             format!(
                 " from {} at {}",
-                info.agent.name,
+                info.agent.display_name(),
                 theme::clock(info.received_at, &app.tz)
             ),
             theme::dim(),
@@ -293,9 +293,9 @@ fn result(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
     };
     let (icon, style) = theme::status(row.status, app.now);
     let mut head = format!(
-        "── result {icon} {} in {}",
+        "── result {icon} {} · {}",
         o.status,
-        theme::duration_ms(o.duration_ms)
+        theme::timing(o.duration_ms, o.wait_ms, o.run_ms)
     );
     if o.truncated {
         head.push_str(" (truncated)");

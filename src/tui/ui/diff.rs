@@ -79,5 +79,17 @@ mod tests {
             ]
         );
         assert_eq!(rows(&d, 2, 2, 24).len(), 2, "from a line, at most max rows");
+        // Every row keeps its colour, continuation rows too; gutters are dim.
+        let r = rows(&d, 0, 100, 24);
+        let body_style = |l: &Line| l.spans[1..].iter().map(|s| s.style).collect::<Vec<_>>();
+        assert!(body_style(&r[2]).iter().all(|s| *s == theme::removed()));
+        assert!(
+            body_style(&r[3]).iter().all(|s| *s == theme::removed()),
+            "{:?}",
+            r[3]
+        );
+        assert!(body_style(&r[4]).iter().all(|s| *s == theme::added()));
+        assert_eq!(r[3].spans[0].style, theme::dim());
+        assert_eq!(r[0].spans[0].style, theme::heading());
     }
 }
