@@ -97,6 +97,37 @@ fn main() {
     report("calls pane, scrolled to the middle", w, h, &middle);
     let screen = measure(w, h, |f| airlock::tui::ui::draw(f, &app));
     report("whole screen", w, h, &screen);
+
+    // A prompt for a 10,000-line command over the 100,000 calls: every
+    // line is made visible and wrapped each frame, only the view is drawn.
+    let command: String = (1..=10_000)
+        .map(|i| format!("echo line {i} of a very long script   \u{200B}\n"))
+        .collect();
+    let prompt = CallInfo {
+        id: CALLS + 1,
+        agent: agent.clone(),
+        tool: "bash".into(),
+        kind: Some(ToolKind::Exec),
+        args: serde_json::json!({ "command": command, "description": "bench" }),
+        summary: "echo line 1 …".into(),
+        received_at: Utc::now(),
+        proposal: None,
+    };
+    app.update(Msg::Prompt {
+        call: prompt,
+        verdict: airlock::supervisor::PolicyVerdict {
+            verdict: airlock::supervisor::Verdict::Ask,
+            rule: "default: exec tools ask".into(),
+            source: "built-in".into(),
+        },
+    });
+    let prompt_frames = measure(w, h, |f| airlock::tui::ui::draw(f, &app));
+    report(
+        "whole screen with a prompt for a 10,000-line command",
+        w,
+        h,
+        &prompt_frames,
+    );
 }
 
 fn measure(w: u16, h: u16, mut draw: impl FnMut(&mut ratatui::Frame)) -> Vec<Duration> {

@@ -26,7 +26,20 @@ pub struct PendingPrompt {
     pub diff: Vec<DiffLine>,
     /// What the diff's text hides (shown visibly and flagged).
     pub diff_flags: crate::tui::reveal::Flags,
+    /// The body's rows as last laid out, by (width, shell directory): a
+    /// 10,000-line command is made visible and wrapped once, not per frame.
+    pub rows_cache: RowsCache,
 }
+
+/// Laid-out rows of a prompt's body, keyed by what they depend on.
+pub type RowsCache = std::sync::Arc<
+    std::sync::Mutex<
+        Option<(
+            (usize, Option<String>),
+            std::sync::Arc<Vec<ratatui::text::Line<'static>>>,
+        )>,
+    >,
+>;
 
 impl PendingPrompt {
     /// A prompt for `call`; `workspace` resolves a write's file.
@@ -55,6 +68,7 @@ impl PendingPrompt {
             choices,
             diff,
             diff_flags,
+            rows_cache: RowsCache::default(),
         }
     }
 

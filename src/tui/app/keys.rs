@@ -103,7 +103,9 @@ impl App {
                     self.calls_view.bottom();
                     self.selection_changed();
                 }
-                Focus::Detail => self.detail_scroll = None,
+                // The end of the detail (for a running call, it then
+                // stays at the newest output as before).
+                Focus::Detail => self.scroll_pane(Focus::Detail, isize::MAX / 2),
                 Focus::Audit => self.audit_view.bottom(),
             },
             Action::FocusNext => {

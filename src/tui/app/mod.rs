@@ -70,7 +70,7 @@ pub enum Overlay {
         /// The highlighted grant.
         selected: usize,
     },
-    /// "Quit and deny the waiting calls?"
+    /// "Quit and cancel the waiting calls?"
     QuitConfirm,
 }
 
@@ -106,12 +106,16 @@ pub struct App {
     pub prompts: PromptQueue,
     /// The session's grants.
     pub grants: Vec<Grant>,
+    /// The session has had a grant (so an empty list means all revoked).
+    pub had_grants: bool,
     /// The focused pane.
     pub focus: Focus,
     /// The overlay on screen.
     pub overlay: Option<Overlay>,
     /// A message for the status bar, and when it was posted.
     pub notice: Option<(String, DateTime<Utc>)>,
+    /// A message that stays in the status bar (the demo is over).
+    pub banner: Option<String>,
     /// Events missed because the app fell behind.
     pub missed_events: u64,
     /// Set once the human chose to quit.
@@ -142,9 +146,11 @@ impl App {
             agents: Vec::new(),
             prompts: PromptQueue::default(),
             grants: Vec::new(),
+            had_grants: false,
             focus: Focus::Calls,
             overlay: None,
             notice: None,
+            banner: None,
             missed_events: 0,
             quit: false,
             shell_cwd: std::collections::HashMap::new(),
@@ -190,6 +196,7 @@ impl App {
             }
             Msg::Audit(lines) => self.push_audit(lines),
             Msg::Grants(grants) => {
+                self.had_grants |= !grants.is_empty();
                 self.grants = grants;
                 if let Some(Overlay::Grants { selected }) = &mut self.overlay {
                     *selected = (*selected).min(self.grants.len().saturating_sub(1));
@@ -342,7 +349,15 @@ impl App {
                     self.agents.push(a);
                 }
             }
-            Event::AgentDisconnected(a) => self.agents.retain(|x| x.id != a.id),
+            Event::AgentDisconnected(a) => {
+                self.agents.retain(|x| x.id != a.id);
+                if self.header.label.as_deref() == Some("demo") && self.agents.is_empty() {
+                    self.banner = Some(
+                        "The demo is over. q quits; then `airlock review --last` replays its trail"
+                            .into(),
+                    );
+                }
+            }
             Event::CallReceived(info) => self.calls.received(info),
             Event::CallDecided { id, decision } => {
                 self.prompts.remove(id, self.now);

@@ -22,7 +22,7 @@ pub struct View {
     /// The box.
     pub area: Rect,
     /// Every row of the body, wrapped to the box.
-    pub rows: Vec<Line<'static>>,
+    pub rows: std::sync::Arc<Vec<Line<'static>>>,
     /// The footer (rule, where the view is, keys).
     pub footer: Vec<Line<'static>>,
     /// Rows of the body that fit.
@@ -53,7 +53,7 @@ pub fn view(app: &App, screen: Rect) -> Option<View> {
     let p = app.prompts.front()?;
     let mut area = super::layout::prompt(screen);
     let width = area.width.saturating_sub(2) as usize;
-    let rows = body(app, p, width);
+    let rows = cached_body(app, p, width);
     let mut footer = footer(app, p, width);
     let inner = area.height.saturating_sub(2) as usize;
     let fits = rows.len() + footer.len() <= inner;
@@ -136,7 +136,7 @@ pub fn draw(f: &mut Frame, app: &App) {
         Constraint::Length(v.footer.len() as u16),
     ])
     .areas(inner);
-    let shown: Vec<Line> = v.rows.into_iter().skip(v.top).take(v.height).collect();
+    let shown: Vec<Line> = v.rows.iter().skip(v.top).take(v.height).cloned().collect();
     f.render_widget(Paragraph::new(shown), body);
     f.render_widget(Paragraph::new(v.footer), foot);
 }
@@ -188,6 +188,23 @@ fn flagged(flags: &reveal::Flags, out: &mut Vec<Line<'static>>) {
             Span::styled(format!("this call contains {w}"), theme::key()),
         ]));
     }
+}
+
+/// [`body`], laid out once per width and shell directory.
+fn cached_body(app: &App, p: &PendingPrompt, width: usize) -> std::sync::Arc<Vec<Line<'static>>> {
+    let key = (width, app.shell_cwd.get(&p.call.agent.id).cloned());
+    let mut cache = match p.rows_cache.lock() {
+        Ok(c) => c,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if let Some((k, rows)) = cache.as_ref()
+        && *k == key
+    {
+        return rows.clone();
+    }
+    let rows = std::sync::Arc::new(body(app, p, width));
+    *cache = Some((key, rows.clone()));
+    rows
 }
 
 /// Every row of the prompt's body, wrapped to `width`.
