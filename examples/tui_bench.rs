@@ -3,8 +3,9 @@
 //! `cargo run --release --example tui_bench` fills the app with 100,000
 //! finished calls (and their events, as the event loop would), then draws
 //! the calls pane and the whole screen many times on ratatui's
-//! `TestBackend` and prints the median and worst time per frame. The
-//! target is under 10 ms for one frame of the calls pane.
+//! `TestBackend` and prints the median and worst time per frame; then the
+//! same with an approval prompt for a 10,000-line command on top. The
+//! target is under 10 ms for one frame of each.
 
 use std::time::{Duration, Instant};
 
@@ -55,6 +56,8 @@ fn main() {
                 outcome: CallOutcome {
                     status: "ok".into(),
                     duration_ms: 2,
+                    wait_ms: None,
+                    run_ms: None,
                     text: "fn main() {}\n".into(),
                     is_error: false,
                     truncated: false,
@@ -95,6 +98,37 @@ fn main() {
     report("calls pane, scrolled to the middle", w, h, &middle);
     let screen = measure(w, h, |f| airlock::tui::ui::draw(f, &app));
     report("whole screen", w, h, &screen);
+
+    // A prompt for a 10,000-line command over the 100,000 calls: every
+    // line is made visible and wrapped each frame, only the view is drawn.
+    let command: String = (1..=10_000)
+        .map(|i| format!("echo line {i} of a very long script   \u{200B}\n"))
+        .collect();
+    let prompt = CallInfo {
+        id: CALLS + 1,
+        agent: agent.clone(),
+        tool: "bash".into(),
+        kind: Some(ToolKind::Exec),
+        args: serde_json::json!({ "command": command, "description": "bench" }),
+        summary: "echo line 1 …".into(),
+        received_at: Utc::now(),
+        proposal: None,
+    };
+    app.update(Msg::Prompt {
+        call: prompt,
+        verdict: airlock::supervisor::PolicyVerdict {
+            verdict: airlock::supervisor::Verdict::Ask,
+            rule: "default: exec tools ask".into(),
+            source: "built-in".into(),
+        },
+    });
+    let prompt_frames = measure(w, h, |f| airlock::tui::ui::draw(f, &app));
+    report(
+        "whole screen with a prompt for a 10,000-line command",
+        w,
+        h,
+        &prompt_frames,
+    );
 }
 
 fn measure(w: u16, h: u16, mut draw: impl FnMut(&mut ratatui::Frame)) -> Vec<Duration> {

@@ -99,9 +99,9 @@ async fn human_log_says_who_decided_every_call() {
         ),
         (7, &["blocked by guardrail: mkfs"]),
         (8, &["path=../outside.txt", "refused by the path scope"]),
-        (9, &["timeout (no answer in time)", "not run, 1.0s"]),
+        (9, &["timeout (no answer in time)", "not run, waited 1.0s"]),
         (10, &["cancelled by the agent"]),
-        (11, &["approved by you", "→ error"]),
+        (11, &["approved by you", "→ error waited ", " · ran "]),
         (
             12,
             &[

@@ -47,6 +47,8 @@ fn trail(data: &Path) -> PathBuf {
             call_id: id,
             status: "ok".into(),
             duration_ms: 5,
+            wait_ms: None,
+            run_ms: None,
             is_error: false,
             truncated: false,
             output_bytes: 2,

@@ -125,5 +125,5 @@ fn pane(w: u16, h: u16, draw: impl FnOnce(&mut ratatui::Frame, ratatui::layout::
         draw(f, area)
     })
     .unwrap();
-    t.backend().to_string()
+    styled::render(t.backend().buffer())
 }

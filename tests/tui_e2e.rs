@@ -294,3 +294,59 @@ async fn sigterm_gives_the_terminal_back() {
         "signal SIGTERM"
     );
 }
+
+/// The end of a command longer than the prompt must have been on screen
+/// before `y` approves it: `y` first asks to scroll, `G` shows the hidden
+/// part, then `y` runs it. An 82-line command and a one-line command
+/// padded by 20,000 spaces.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_command_is_approved_only_after_its_end_was_on_screen() {
+    let ws = Ws::new();
+    let mut tui = Tui::start(&ws);
+    tui.wait_for_new("No calls yet").await;
+    let client = connect(&ws).await;
+    let cases = [
+        (
+            format!("echo harmless{}touch hidden-one", "\n".repeat(81)),
+            "touch hidden-one",
+            "hidden-one",
+        ),
+        (
+            format!("echo harmless{}; touch hidden-two", " ".repeat(20_000)),
+            "; touch hidden-two",
+            "hidden-two",
+        ),
+    ];
+    for (command, tail, file) in cases {
+        let call = bash(&client, &command);
+        tui.answer("y").await;
+        tui.wait_for_new("more lines below: scroll to the end")
+            .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(
+            !tui.text().contains(tail),
+            "the hidden part was never drawn"
+        );
+        assert!(!ws.root.join(file).exists(), "y did not run unseen text");
+        assert!(!call.is_finished(), "the call still waits");
+        tui.keys("G");
+        tui.wait_for_new(tail).await;
+        tui.keys("y");
+        let (is_error, text) = result(call).await;
+        assert!(!is_error, "{text}");
+        assert!(ws.root.join(file).exists(), "approved once seen: it ran");
+        // The trail keeps the whole command, exactly as it ran.
+        let records = read_audit(&ws.audit_files()[0]);
+        let d = decision_for(&records, &command);
+        assert_eq!(
+            (d["approved"].clone(), d["by"].clone()),
+            (json!(true), json!("user"))
+        );
+    }
+    // Control: a command that fits is approved by the first y.
+    let call = bash(&client, "echo harmless; touch fits-at-once");
+    tui.answer("y").await;
+    let (is_error, text) = result(call).await;
+    assert!(!is_error, "{text}");
+    assert!(ws.root.join("fits-at-once").exists());
+}

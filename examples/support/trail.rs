@@ -98,6 +98,8 @@ pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
             call_id: id,
             status: status.into(),
             duration_ms: 12,
+            wait_ms: None,
+            run_ms: None,
             is_error: status != "ok",
             truncated: false,
             output_bytes: excerpt.len(),

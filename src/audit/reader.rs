@@ -331,7 +331,7 @@ pub enum ResolveError {
 }
 
 /// The trail `spec` names: a path to a `.jsonl` file, a session id, or a
-/// unique prefix of one. `None` is the newest trail.
+/// unique prefix of one, or a unique part of one. `None` is the newest trail.
 pub fn resolve_trail(audit_dir: &Path, spec: Option<&str>) -> Result<TrailRef, ResolveError> {
     if let Some(s) = spec {
         let p = Path::new(s);
@@ -353,10 +353,20 @@ pub fn resolve_trail(audit_dir: &Path, spec: Option<&str>) -> Result<TrailRef, R
     if let Some(exact) = all.iter().find(|t| t.id == wanted) {
         return Ok(exact.clone());
     }
-    let mut hits: Vec<TrailRef> = all
-        .into_iter()
+    // A unique prefix, else a unique part anywhere (`70c2`, the id's
+    // distinctive suffix).
+    let prefixed: Vec<TrailRef> = all
+        .iter()
         .filter(|t| !wanted.is_empty() && t.id.starts_with(wanted))
+        .cloned()
         .collect();
+    let mut hits = if prefixed.is_empty() {
+        all.into_iter()
+            .filter(|t| !wanted.is_empty() && t.id.contains(wanted))
+            .collect()
+    } else {
+        prefixed
+    };
     match hits.len() {
         0 => Err(ResolveError::NotFound {
             spec: spec.to_string(),
@@ -435,6 +445,15 @@ mod tests {
         );
         assert!(matches!(
             resolve_trail(dir.path(), Some("20260102")),
+            Err(ResolveError::Ambiguous { .. })
+        ));
+        assert_eq!(
+            resolve_trail(dir.path(), Some("bbbc")).unwrap().id,
+            "20260102T000000.000Z-bbbc",
+            "a unique part of the id"
+        );
+        assert!(matches!(
+            resolve_trail(dir.path(), Some("bbb")),
             Err(ResolveError::Ambiguous { .. })
         ));
         assert!(matches!(

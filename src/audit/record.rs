@@ -78,6 +78,13 @@ pub enum AuditEvent {
         status: String,
         /// Milliseconds from arrival to result.
         duration_ms: u64,
+        /// Of those, milliseconds from arrival until it ran (or was refused):
+        /// the time a decision took. Absent in older trails.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wait_ms: Option<u64>,
+        /// Of those, milliseconds it ran; absent when it never ran.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run_ms: Option<u64>,
         /// Whether the agent got `isError`.
         is_error: bool,
         /// Whether output was cut at a limit.
@@ -172,6 +179,27 @@ pub fn bounded_args(args: &Value) -> Value {
                 .collect(),
         ),
         other => other.clone(),
+    }
+}
+
+/// [`bounded_args`], except the top-level arguments named in `keep`, which
+/// are kept whole (a bash command: the human approves all of it, and the
+/// trail must show exactly what ran).
+pub fn bounded_args_except(args: &Value, keep: &[&str]) -> Value {
+    match args {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| {
+                    let v = if keep.contains(&k.as_str()) {
+                        v.clone()
+                    } else {
+                        bounded_args(v)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => bounded_args(other),
     }
 }
 

@@ -87,6 +87,12 @@ pub struct Finished {
     pub status: String,
     /// From arrival to result.
     pub duration_ms: u64,
+    /// Of those, waiting for a decision (recorded, or `None` in trails
+    /// older than the field).
+    pub wait_ms: Option<u64>,
+    /// Of those, running (recorded; `None` when it did not run or the
+    /// trail is older than the field).
+    pub run_ms: Option<u64>,
     /// Whether the agent got `isError`.
     pub is_error: bool,
     /// Output was cut at a limit.
@@ -184,6 +190,22 @@ impl CallEntry {
         self.decided
             .as_ref()
             .map_or(DecisionClass::Pending, |d| DecisionClass::of(&d.decision))
+    }
+
+    /// Milliseconds it waited for a decision and, if it ran, ran: as
+    /// recorded, or from the records' times in older trails.
+    pub fn wait_run_ms(&self) -> Option<(u64, Option<u64>)> {
+        let f = self.finished.as_ref()?;
+        if let Some(w) = f.wait_ms {
+            return Some((w, f.run_ms));
+        }
+        let ms = |d: chrono::Duration| d.num_milliseconds().max(0) as u64;
+        let Some(d) = &self.decided else {
+            return Some((f.duration_ms, None));
+        };
+        let wait = ms(d.at.ts - self.requested.ts);
+        let ran = d.decision.approved.then(|| ms(f.at.ts - d.at.ts));
+        Some((wait, ran))
     }
 
     /// The call ran and failed (`status: error`).
@@ -366,6 +388,8 @@ impl Timeline {
                 call_id,
                 status,
                 duration_ms,
+                wait_ms,
+                run_ms,
                 is_error,
                 truncated,
                 output_bytes,
@@ -378,6 +402,8 @@ impl Timeline {
                         at,
                         status,
                         duration_ms,
+                        wait_ms,
+                        run_ms,
                         is_error,
                         truncated,
                         output_bytes,

@@ -7,7 +7,7 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::filter::{CallFilter, Tri};
-use super::{Paint, Style, fit, human_duration_ms, local_time};
+use super::{Paint, Style, fit, local_time, timing};
 use crate::audit::AuditEvent;
 use crate::audit::reader::LineProblem;
 use crate::audit::timeline::{CallEntry, DecisionClass, Entry, SessionEvent, Timeline};
@@ -115,14 +115,18 @@ fn verdict_word(c: DecisionClass) -> &'static str {
 /// having none recorded.
 pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: bool) -> String {
     let class = c.class();
-    let summary = short_summary(c);
+    let command = command_of(c);
+    let summary = match &command {
+        Some(cmd) => crate::tui::reveal::one_line(&cmd.shown),
+        None => short_summary(c),
+    };
     let decision = match &c.decided {
         Some(d) => format!("{} {}", verdict_word(class), who(&d.decision, workspace)),
         None => "waiting for a decision".into(),
     };
     let outcome = match &c.finished {
         Some(f) if !class.approved() && class != DecisionClass::Pending => {
-            format!("not run, {}", human_duration_ms(f.duration_ms))
+            format!("not run, {}", timing(f.duration_ms, c.wait_run_ms()))
         }
         Some(f) => {
             let status = if f.truncated {
@@ -138,7 +142,7 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
             format!(
                 "{} {}",
                 style.paint(paint, &status),
-                human_duration_ms(f.duration_ms)
+                timing(f.duration_ms, c.wait_run_ms())
             )
         }
         None if live => style.paint(Paint::Yellow, c.status()),
@@ -148,12 +152,33 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
         "{}  {} {}  {}  {}  {} → {}",
         style.paint(Paint::Dim, &local_time(c.call.received_at)),
         style.paint(Paint::Dim, &format!("{:>5}", format!("#{}", c.call.id))),
-        style.paint(Paint::Cyan, &fit(&c.call.agent.name, AGENT_W, true)),
+        style.paint(
+            Paint::Cyan,
+            &fit(c.call.agent.display_name(), AGENT_W, true)
+        ),
         style.paint(Paint::Bold, &fit(&c.call.tool, TOOL_W, true)),
         fit(&summary, SUMMARY_W, true),
         style.paint(class_paint(class), &decision),
         outcome,
     );
+    // A command is never shown cut or changed: when the column cuts it,
+    // the whole of it follows; after an edit, what the agent proposed.
+    if let Some(cmd) = &command {
+        if summary.chars().count() > SUMMARY_W {
+            line.push_str(&format!("\n{:>17}$ {summary}", ""));
+        }
+        if let Some(p) = &cmd.proposed {
+            let p = crate::tui::reveal::one_line(p);
+            line.push_str(&format!(
+                "\n{:>17}{}",
+                "",
+                style.paint(
+                    Paint::Dim,
+                    &format!("edited by you; the agent proposed: {p}")
+                )
+            ));
+        }
+    }
     if let Some(detail) = detail(c) {
         line.push_str(&format!(
             "\n{:>17}{}",
@@ -162,6 +187,34 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
         ));
     }
     line
+}
+
+/// A command as it ran (the edit, when the human edited and approved it)
+/// and, after an edit, the agent's proposal.
+struct Command {
+    shown: String,
+    proposed: Option<String>,
+}
+
+/// The command of an exec call, exactly as the trail has it.
+fn command_of(c: &CallEntry) -> Option<Command> {
+    let exec = c.call.kind == Some(crate::supervisor::ToolKind::Exec) || c.call.tool == "bash";
+    let cmd = c.call.args.get("command")?.as_str().filter(|_| exec)?;
+    let edited = c
+        .decided
+        .as_ref()
+        .filter(|d| d.decision.approved)
+        .and_then(|d| d.decision.edited_command.clone());
+    Some(match edited {
+        Some(e) => Command {
+            shown: e,
+            proposed: Some(cmd.to_string()),
+        },
+        None => Command {
+            shown: cmd.to_string(),
+            proposed: None,
+        },
+    })
 }
 
 /// The call's summary without the tool's name in front; for calls refused
@@ -245,7 +298,12 @@ pub fn who(d: &Decision, workspace: Option<&str>) -> String {
         DecidedBy::ConfirmerFailed => "(the prompt failed)".into(),
     };
     if let Some(cmd) = &d.edited_command {
-        s.push_str(&format!(", edited to {cmd:?}"));
+        let cmd = crate::tui::reveal::one_line(cmd);
+        if d.approved {
+            s.push_str(" after an edit");
+        } else {
+            s.push_str(&format!(" (your edit, not run: {cmd})"));
+        }
     }
     s
 }

@@ -88,6 +88,20 @@ pub fn human_duration_ms(ms: u64) -> String {
     }
 }
 
+/// `waited 18.0s · ran 2.1s`, `waited 5.2s` (never ran), or `2.3s` when
+/// the parts are not known.
+pub fn timing(total_ms: u64, parts: Option<(u64, Option<u64>)>) -> String {
+    match parts {
+        Some((w, Some(r))) => format!(
+            "waited {} · ran {}",
+            human_duration_ms(w),
+            human_duration_ms(r)
+        ),
+        Some((w, None)) => format!("waited {}", human_duration_ms(w)),
+        None => human_duration_ms(total_ms),
+    }
+}
+
 /// At most `max` characters of `s` on one line (control characters
 /// shown as spaces), `…` when cut, padded to `max` when `pad`.
 pub fn fit(s: &str, max: usize, pad: bool) -> String {

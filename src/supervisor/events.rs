@@ -16,6 +16,11 @@ pub struct CallOutcome {
     pub status: String,
     /// Milliseconds from arrival to the result.
     pub duration_ms: u64,
+    /// Of those, milliseconds waiting for a decision (until it ran or was
+    /// refused), when known.
+    pub wait_ms: Option<u64>,
+    /// Of those, milliseconds it ran; `None` when it never ran.
+    pub run_ms: Option<u64>,
     /// The text returned to the agent.
     pub text: String,
     /// Whether the result was marked as an error for the agent.

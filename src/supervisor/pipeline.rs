@@ -321,6 +321,12 @@ impl Supervisor {
             let (c, guard) = link(cancel, &gone);
             (c, Some(guard))
         };
+        if kind == ToolKind::Exec {
+            // The human approves the whole command: the prompt and the
+            // trail keep it whole (other arguments stay bounded).
+            info.args =
+                crate::audit::bounded_args_except(&Value::Object(args.clone()), &["command"]);
+        }
 
         // 2. Arguments and path scope: refused outright, never prompted.
         // Preparing a write reads the file and computes its diff, so it runs
@@ -429,6 +435,7 @@ impl Supervisor {
             deadline: Instant::now() + timeout,
             events: self.events.clone(),
         };
+        let run_started = Instant::now();
         let run = invocation.run(ctx);
         let (mut out, status) = if kind == ToolKind::Read {
             tokio::select! {
@@ -465,11 +472,12 @@ impl Supervisor {
             cap_output(&mut out, self.limits.max_output_bytes.max(1024));
         }
         let cancelled_by = (status == "cancelled").then(|| self.cancel_cause(&gone));
-        self.finish(
+        let timing = (started, Some(run_started));
+        self.finish_timed(
             id,
             status,
             &out,
-            started,
+            timing,
             info.proposal.as_deref(),
             cancelled_by,
         );
@@ -639,7 +647,7 @@ impl Supervisor {
         Ok(())
     }
 
-    /// Audit and announce how a call ended.
+    /// Audit and announce how a call ended that never ran.
     fn finish(
         &self,
         id: CallId,
@@ -649,12 +657,30 @@ impl Supervisor {
         proposal: Option<&Proposal>,
         cancelled_by: Option<CancelCause>,
     ) {
+        self.finish_timed(id, status, out, (started, None), proposal, cancelled_by)
+    }
+
+    /// Audit and announce how a call ended; `(arrived, ran)` separate the
+    /// time it waited (for a decision) from the time it ran.
+    fn finish_timed(
+        &self,
+        id: CallId,
+        status: &str,
+        out: &ToolOutput,
+        (started, ran): (Instant, Option<Instant>),
+        proposal: Option<&Proposal>,
+        cancelled_by: Option<CancelCause>,
+    ) {
         let duration_ms = started.elapsed().as_millis() as u64;
+        let wait_ms = Some(ran.map_or(duration_ms, |r| (r - started).as_millis() as u64));
+        let run_ms = ran.map(|r| r.elapsed().as_millis() as u64);
         let diff = proposal.and_then(|p| p.diff.as_deref());
         self.record(&AuditEvent::CallFinished {
             call_id: id,
             status: status.to_string(),
             duration_ms,
+            wait_ms,
+            run_ms,
             is_error: out.is_error,
             truncated: out.truncated,
             output_bytes: out.text.len(),
@@ -675,6 +701,8 @@ impl Supervisor {
             outcome: CallOutcome {
                 status: status.to_string(),
                 duration_ms,
+                wait_ms,
+                run_ms,
                 text: out.text.clone(),
                 is_error: out.is_error,
                 truncated: out.truncated,

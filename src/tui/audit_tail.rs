@@ -134,7 +134,8 @@ fn summary(kind: &str, r: &Value) -> String {
                 t.push_str(&format!(" {}", s(r, "rule")));
             }
             if !s(r, "edited_command").is_empty() {
-                t.push_str(&format!(", edited to {:?}", s(r, "edited_command")));
+                let cmd = crate::tui::reveal::one_line(s(r, "edited_command"));
+                t.push_str(&format!(", edited to: {cmd}"));
             }
             if !s(r, "reason").is_empty() {
                 t.push_str(&format!(": {}", s(r, "reason")));
@@ -142,11 +143,15 @@ fn summary(kind: &str, r: &Value) -> String {
             t
         }
         "call_finished" => format!(
-            "{} {} in {} ms, {} bytes",
+            "{} {} {}, {}",
             call(),
             s(r, "status"),
-            r["duration_ms"].as_u64().unwrap_or(0),
-            r["output_bytes"].as_u64().unwrap_or(0)
+            crate::tui::ui::theme::timing(
+                r["duration_ms"].as_u64().unwrap_or(0),
+                r["wait_ms"].as_u64(),
+                r["run_ms"].as_u64()
+            ),
+            crate::tui::ui::theme::count(r["output_bytes"].as_u64().unwrap_or(0) as usize, "byte")
         ),
         "grant_added" => format!("granted for the session: {}", s(&r["grant"], "rule")),
         "grant_revoked" => format!("revoked: {}", s(&r["grant"], "rule")),

@@ -352,6 +352,8 @@ mod tests {
         CallOutcome {
             status: status.into(),
             duration_ms: 1,
+            wait_ms: None,
+            run_ms: None,
             text: "x".into(),
             is_error: false,
             truncated: false,

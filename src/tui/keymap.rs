@@ -18,7 +18,7 @@ pub enum Context {
     Help,
     /// The grants view.
     Grants,
-    /// "Quit and deny the waiting calls?"
+    /// "Quit and cancel the waiting calls?"
     QuitConfirm,
     /// The panes of a reviewed trail (`airlock review`): read-only.
     Review,
@@ -95,7 +95,10 @@ pub const HELP: &[(&str, &[(&str, &str)])] = &[
             ("n", "deny, then type an optional reason for the agent"),
             ("Ctrl-C", "deny the current call"),
             ("Esc", "close a sub-step"),
-            ("j k ↑ ↓ PgUp PgDn g G", "scroll the diff"),
+            (
+                "j k ↑ ↓ PgUp PgDn g G",
+                "scroll the call (approve once its end was shown)",
+            ),
         ],
     ),
     (

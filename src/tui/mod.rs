@@ -17,6 +17,7 @@ pub mod keymap;
 pub mod list_view;
 pub mod msg;
 pub mod prompt;
+pub mod reveal;
 pub mod review;
 mod terminal;
 pub mod text_input;

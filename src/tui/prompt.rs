@@ -24,7 +24,22 @@ pub struct PendingPrompt {
     pub choices: Vec<ScopeChoice>,
     /// A write's diff, read into numbered lines.
     pub diff: Vec<DiffLine>,
+    /// What the diff's text hides (shown visibly and flagged).
+    pub diff_flags: crate::tui::reveal::Flags,
+    /// The body's rows as last laid out, by (width, shell directory): a
+    /// 10,000-line command is made visible and wrapped once, not per frame.
+    pub rows_cache: RowsCache,
 }
+
+/// Laid-out rows of a prompt's body, keyed by what they depend on.
+pub type RowsCache = std::sync::Arc<
+    std::sync::Mutex<
+        Option<(
+            (usize, Option<String>),
+            std::sync::Arc<Vec<ratatui::text::Line<'static>>>,
+        )>,
+    >,
+>;
 
 impl PendingPrompt {
     /// A prompt for `call`; `workspace` resolves a write's file.
@@ -41,12 +56,19 @@ impl PendingPrompt {
             .and_then(|p| p.diff.as_deref())
             .map(diff::parse)
             .unwrap_or_default();
+        let mut diff_flags = crate::tui::reveal::Flags::default();
+        for l in &diff {
+            let (_, f) = crate::tui::reveal::line(&l.text, ratatui::style::Style::default());
+            diff_flags.add(f);
+        }
         Self {
             call,
             verdict,
             arrived,
             choices,
             diff,
+            diff_flags,
+            rows_cache: RowsCache::default(),
         }
     }
 
@@ -142,8 +164,12 @@ pub struct PromptQueue {
     pub step: Step,
     /// When the front prompt appeared (keys right after are ignored).
     pub shown_at: DateTime<Utc>,
-    /// The front prompt's scroll (diff lines).
+    /// The front prompt's scroll (rows of its body from the top).
     pub scroll: usize,
+    /// The end of the front prompt's body has been on screen.
+    pub seen_end: bool,
+    /// An approval key was pressed before the end was on screen.
+    pub nudged: bool,
 }
 
 impl Default for PromptQueue {
@@ -153,6 +179,8 @@ impl Default for PromptQueue {
             step: Step::Choose,
             shown_at: DateTime::UNIX_EPOCH,
             scroll: 0,
+            seen_end: false,
+            nudged: false,
         }
     }
 }
@@ -207,6 +235,8 @@ impl PromptQueue {
         self.step = Step::Choose;
         self.shown_at = now;
         self.scroll = 0;
+        self.seen_end = false;
+        self.nudged = false;
     }
 }
 

@@ -4,6 +4,9 @@
 //! verifies; and the same trail edited or torn.
 #![allow(dead_code)]
 
+#[path = "../tui_support/styled.rs"]
+pub mod styled;
+
 use std::path::{Path, PathBuf};
 
 use airlock::audit::{AuditEvent, ChangeRecord};
@@ -145,6 +148,8 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
             call_id: id,
             status: c.status.into(),
             duration_ms: (c.think + c.run) as u64,
+            wait_ms: Some(c.think as u64),
+            run_ms: (c.status == "ok" || c.status == "error").then_some(c.run as u64),
             is_error: c.status != "ok",
             truncated: false,
             output_bytes: c.excerpt.len(),
@@ -461,7 +466,7 @@ pub fn screen(app: &App) -> String {
     ))
     .unwrap();
     t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
-    t.backend().to_string()
+    styled::render(t.backend().buffer())
 }
 
 /// The id of the selected call.

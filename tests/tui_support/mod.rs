@@ -3,6 +3,8 @@
 //! `TestBackend`.
 #![allow(dead_code)]
 
+pub mod styled;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -122,6 +124,8 @@ pub fn outcome(status: &str, ms: u64, text: &str, is_error: bool) -> CallOutcome
     CallOutcome {
         status: status.into(),
         duration_ms: ms,
+        wait_ms: None,
+        run_ms: None,
         text: text.into(),
         is_error,
         truncated: false,
@@ -351,6 +355,13 @@ pub fn type_text(app: &mut App, s: &str) {
 pub fn screen(app: &App) -> String {
     let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
     t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
+    styled::render(t.backend().buffer())
+}
+
+/// The whole screen as text only (for `contains` checks).
+pub fn plain(app: &App) -> String {
+    let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
     t.backend().to_string()
 }
 
@@ -362,5 +373,5 @@ pub fn pane(w: u16, h: u16, draw: impl FnOnce(&mut ratatui::Frame, Rect)) -> Str
         draw(f, area)
     })
     .unwrap();
-    t.backend().to_string()
+    styled::render(t.backend().buffer())
 }

@@ -9,7 +9,7 @@ use crate::tui::keymap::{self, Action, Context};
 use crate::tui::msg::Effect;
 use crate::tui::prompt::Step;
 use crate::tui::text_input::TextInput;
-use crate::tui::ui::{detail, layout};
+use crate::tui::ui::{detail, layout, prompt};
 
 /// Rows the mouse wheel scrolls.
 const WHEEL: isize = 3;
@@ -103,7 +103,9 @@ impl App {
                     self.calls_view.bottom();
                     self.selection_changed();
                 }
-                Focus::Detail => self.detail_scroll = None,
+                // The end of the detail (for a running call, it then
+                // stays at the newest output as before).
+                Focus::Detail => self.scroll_pane(Focus::Detail, isize::MAX / 2),
                 Focus::Audit => self.audit_view.bottom(),
             },
             Action::FocusNext => {
@@ -167,12 +169,33 @@ impl App {
     }
 
     fn scroll_prompt(&mut self, delta: isize) {
-        let len = self.prompts.front().map_or(0, |p| p.diff.len());
-        self.prompts.scroll = self
-            .prompts
-            .scroll
-            .saturating_add_signed(delta)
-            .min(len.saturating_sub(1));
+        let Some(v) = prompt::view(self, self.size) else {
+            return;
+        };
+        self.prompts.scroll = v.top.saturating_add_signed(delta).min(v.max_top());
+        if self.prompts.scroll >= v.max_top() {
+            self.prompts.seen_end = true;
+        }
+    }
+
+    /// True once every row of the prompt has had its turn on screen (its
+    /// end has been in view, or it all fits now).
+    fn prompt_seen(&mut self) -> bool {
+        if self.prompts.seen_end {
+            return true;
+        }
+        let at_end = prompt::view(self, self.size).is_none_or(|v| v.at_end());
+        self.prompts.seen_end = at_end;
+        at_end
+    }
+
+    /// An approval key before the end was on screen: say so, approve nothing.
+    fn not_seen_yet(&mut self) {
+        self.prompts.nudged = true;
+        self.notice(
+            "part of this call has not been on screen: scroll to its end (G or j/PgDn) first"
+                .into(),
+        );
     }
 
     fn grants_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
@@ -207,6 +230,14 @@ impl App {
         let command = p.command().map(String::from);
         let n_choices = p.choices.len();
         let page = (layout::prompt(self.size).height as isize - 10).max(1);
+        let approving = matches!(
+            action,
+            Action::Approve | Action::Session | Action::Always | Action::Edit
+        );
+        if matches!(self.prompts.step, Step::Choose) && approving && !self.prompt_seen() {
+            self.not_seen_yet();
+            return;
+        }
         match (self.prompts.step.clone(), action) {
             (_, Action::DenyNow) => self.respond(id, Decision::deny(DecidedBy::User, None), fx),
             (_, Action::Help) => self.overlay = Some(Overlay::Help),
@@ -229,7 +260,7 @@ impl App {
             (Step::Choose, Action::Down) => self.scroll_prompt(1),
             (Step::Choose, Action::PageUp) => self.scroll_prompt(-page),
             (Step::Choose, Action::PageDown) => self.scroll_prompt(page),
-            (Step::Choose, Action::Top) => self.prompts.scroll = 0,
+            (Step::Choose, Action::Top) => self.scroll_prompt(isize::MIN / 2),
             (Step::Choose, Action::Bottom) => self.scroll_prompt(isize::MAX / 2),
             (Step::Session { selected } | Step::Always { selected }, a) => {
                 let always = matches!(self.prompts.step, Step::Always { .. });

@@ -70,7 +70,7 @@ pub enum Overlay {
         /// The highlighted grant.
         selected: usize,
     },
-    /// "Quit and deny the waiting calls?"
+    /// "Quit and cancel the waiting calls?"
     QuitConfirm,
 }
 
@@ -106,12 +106,16 @@ pub struct App {
     pub prompts: PromptQueue,
     /// The session's grants.
     pub grants: Vec<Grant>,
+    /// The session has had a grant (so an empty list means all revoked).
+    pub had_grants: bool,
     /// The focused pane.
     pub focus: Focus,
     /// The overlay on screen.
     pub overlay: Option<Overlay>,
     /// A message for the status bar, and when it was posted.
     pub notice: Option<(String, DateTime<Utc>)>,
+    /// A message that stays in the status bar (the demo is over).
+    pub banner: Option<String>,
     /// Events missed because the app fell behind.
     pub missed_events: u64,
     /// Set once the human chose to quit.
@@ -142,9 +146,11 @@ impl App {
             agents: Vec::new(),
             prompts: PromptQueue::default(),
             grants: Vec::new(),
+            had_grants: false,
             focus: Focus::Calls,
             overlay: None,
             notice: None,
+            banner: None,
             missed_events: 0,
             quit: false,
             shell_cwd: std::collections::HashMap::new(),
@@ -175,7 +181,9 @@ impl App {
                 let id = call.id;
                 let line = format!(
                     "{} wants to run {}: {}",
-                    call.agent.name, call.tool, call.summary
+                    call.agent.display_name(),
+                    call.tool,
+                    super::ui::wrap::fit(&super::reveal::one_line(&call.summary), 120)
                 );
                 self.calls.received(call.clone());
                 self.calls.waiting(id);
@@ -188,6 +196,7 @@ impl App {
             }
             Msg::Audit(lines) => self.push_audit(lines),
             Msg::Grants(grants) => {
+                self.had_grants |= !grants.is_empty();
                 self.grants = grants;
                 if let Some(Overlay::Grants { selected }) = &mut self.overlay {
                     *selected = (*selected).min(self.grants.len().saturating_sub(1));
@@ -206,7 +215,8 @@ impl App {
         if self.calls.count(super::calls::CallStatus::Running) > 0 {
             return Some(Duration::from_millis(100));
         }
-        if !self.prompts.is_empty() && self.approval_timeout.is_some() {
+        if !self.prompts.is_empty() {
+            // The countdown and the time waited move.
             return Some(Duration::from_millis(500));
         }
         self.notice.is_some().then_some(Duration::from_secs(1))
@@ -339,7 +349,15 @@ impl App {
                     self.agents.push(a);
                 }
             }
-            Event::AgentDisconnected(a) => self.agents.retain(|x| x.id != a.id),
+            Event::AgentDisconnected(a) => {
+                self.agents.retain(|x| x.id != a.id);
+                if self.header.label.as_deref() == Some("demo") && self.agents.is_empty() {
+                    self.banner = Some(
+                        "The demo is over. q quits; then `airlock review --last` replays its trail"
+                            .into(),
+                    );
+                }
+            }
             Event::CallReceived(info) => self.calls.received(info),
             Event::CallDecided { id, decision } => {
                 self.prompts.remove(id, self.now);

@@ -123,9 +123,12 @@ fn row(c: &CallEntry) -> CallRow {
         }
         _ => CallStatus::Unfinished,
     };
+    let times = c.wait_run_ms();
     let outcome = c.finished.as_ref().map(|f| CallOutcome {
         status: f.status.clone(),
         duration_ms: f.duration_ms,
+        wait_ms: times.map(|t| t.0),
+        run_ms: times.and_then(|t| t.1),
         text: f.excerpt.clone(),
         is_error: f.is_error,
         truncated: f.truncated,

@@ -22,7 +22,7 @@ use crate::tui::{Msg, ui};
 /// `airlock review`.
 #[derive(Debug, Clone, Args)]
 pub struct ReviewArgs {
-    /// The session: its id, a unique prefix of it, or a path to a trail
+    /// The session: its id, any unique part of it (`70c2`), or a path to a trail
     /// (.jsonl). Default: the newest.
     #[arg(value_name = "SESSION", conflicts_with = "last")]
     pub session: Option<String>,

@@ -9,6 +9,9 @@ use ratatui::widgets::Paragraph;
 use super::{pane_title, theme, wrap::fit};
 use crate::tui::app::{App, Focus};
 
+/// Width of the record type column: the longest type, `agent_disconnected`.
+const KIND: usize = 18;
+
 /// Draw the audit pane in `area` (title line included).
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let focused = app.focus == Focus::Audit && app.prompts.is_empty();
@@ -28,12 +31,13 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let lines: Vec<Line> = (start..stop)
         .filter_map(|pos| Some((pos, app.audit_line(pos)?)))
         .map(|(pos, a)| {
-            // A review numbers the trail's lines, as `log --verify` does.
+            // Live and in a review: the trail's line number, as `log
+            // --verify` says it (a record's seq counts from 0 on line 1).
             let num = match app.review {
                 Some(_) => pos as u64 + 1,
-                None => a.seq,
+                None => a.seq + 1,
             };
-            let head = format!("{:>4} {} {:<14} ", num, a.time, fit(&a.kind, 14));
+            let head = format!("{:>4} {} {:<KIND$} ", num, a.time, fit(&a.kind, KIND));
             let room = width.saturating_sub(head.chars().count());
             let broken = bad_line == Some(pos + 1);
             let style = match a.kind.as_str() {

@@ -46,14 +46,18 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             let (icon, style) = theme::status(row.status, app.now);
             let fixed = 2 + 9 + AGENT + 1 + TOOL + 1;
             let room = width.saturating_sub(fixed);
-            let summary = format!("{:<room$}", fit(&row.info.summary, room));
+            let shown = shown_summary(row);
+            let summary = format!("{:<room$}", fit(&shown, room));
             let line = Line::from(vec![
                 Span::styled(format!("{icon} "), style),
                 Span::styled(
                     format!("{} ", theme::clock(row.info.received_at, &app.tz)),
                     theme::dim(),
                 ),
-                Span::raw(format!("{:<AGENT$} ", fit(&row.info.agent.name, AGENT))),
+                Span::raw(format!(
+                    "{:<AGENT$} ",
+                    fit(row.info.agent.display_name(), AGENT)
+                )),
                 Span::styled(
                     format!("{:<TOOL$} ", fit(&row.info.tool, TOOL)),
                     theme::heading(),
@@ -68,6 +72,27 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         })
         .collect();
     f.render_widget(Paragraph::new(lines), body);
+}
+
+/// The call's summary; after an edit the command that ran, then the
+/// agent's proposal.
+fn shown_summary(row: &crate::tui::calls::CallRow) -> String {
+    let one = crate::tui::reveal::one_line;
+    let edited = row
+        .decision
+        .as_ref()
+        .filter(|d| d.approved)
+        .and_then(|d| d.edited_command.as_deref());
+    // A command as it is, never the tool's shortened summary of it.
+    let exec = row.info.kind == Some(crate::supervisor::ToolKind::Exec);
+    let proposed = match row.info.args.get("command").and_then(|c| c.as_str()) {
+        Some(c) if exec => one(c),
+        _ => one(&row.info.summary),
+    };
+    match edited {
+        Some(e) => format!("✎ {} (proposed: {proposed})", one(e)),
+        None => proposed,
+    }
 }
 
 /// The title and what the right end of the title line says: following or

@@ -71,13 +71,13 @@ pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Span::styled(
             format!(
                 " from {} at {}",
-                info.agent.name,
+                info.agent.display_name(),
                 theme::clock(info.received_at, &app.tz)
             ),
             theme::dim(),
         ),
     ]));
-    out.push(Line::raw(info.summary.clone()));
+    out.push(Line::raw(crate::tui::reveal::one_line(&info.summary)));
     arguments(row, &mut out);
     decision(row, app, &mut out);
     let mut rows = wrap::wrap_all(out, width);
@@ -145,7 +145,7 @@ fn arguments(row: &CallRow, out: &mut Vec<Line<'static>>) {
             out.push(Line::from(vec![
                 Span::styled(format!("{k}: "), theme::dim()),
                 Span::styled(
-                    format!("{n} lines, shown as the change below"),
+                    format!("{}, shown as the change below", theme::count(n, "line")),
                     theme::dim(),
                 ),
             ]));
@@ -155,19 +155,24 @@ fn arguments(row: &CallRow, out: &mut Vec<Line<'static>>) {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        let mut lines = text.lines();
-        let first = lines.next().unwrap_or("").to_string();
-        out.push(Line::from(vec![
-            Span::styled(format!("{k}: "), theme::dim()),
-            Span::raw(first),
-        ]));
-        let rest: Vec<&str> = lines.collect();
-        for l in rest.iter().take(ARG_LINES) {
-            out.push(Line::raw(format!("  {l}")));
+        let (lines, _) = crate::tui::reveal::lines(&text, ratatui::style::Style::default());
+        let mut lines = lines.into_iter();
+        let mut first = vec![Span::styled(format!("{k}: "), theme::dim())];
+        first.extend(lines.next().unwrap_or_default());
+        out.push(Line::from(first));
+        let rest: Vec<_> = lines.collect();
+        let n = rest.len();
+        for l in rest.into_iter().take(ARG_LINES) {
+            let mut spans = vec![Span::raw("  ")];
+            spans.extend(l);
+            out.push(Line::from(spans));
         }
-        if rest.len() > ARG_LINES {
+        if n > ARG_LINES {
             out.push(Line::styled(
-                format!("  … {} more lines", rest.len() - ARG_LINES),
+                format!(
+                    "  … {} more (the prompt and the trail have it all)",
+                    theme::count(n - ARG_LINES, "line")
+                ),
                 theme::dim(),
             ));
         }
@@ -290,9 +295,9 @@ fn result(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
     };
     let (icon, style) = theme::status(row.status, app.now);
     let mut head = format!(
-        "── result {icon} {} in {}",
+        "── result {icon} {} · {}",
         o.status,
-        theme::duration_ms(o.duration_ms)
+        theme::timing(o.duration_ms, o.wait_ms, o.run_ms)
     );
     if o.truncated {
         head.push_str(" (truncated)");

@@ -33,13 +33,16 @@ pub fn rows(lines: &[DiffLine], from: usize, max_rows: usize, width: usize) -> V
             DiffKind::Header | DiffKind::Note => ("", theme::dim()),
         };
         if matches!(l.kind, DiffKind::Hunk | DiffKind::Header | DiffKind::Note) {
-            for row in wrap::wrap(Line::styled(l.text.clone(), style), width.max(1)) {
+            let text = crate::tui::reveal::one_line(&l.text);
+            for row in wrap::wrap(Line::styled(text, style), width.max(1)) {
                 out.push(row);
             }
             continue;
         }
         let num = |n: Option<usize>| n.map_or(" ".repeat(digits), |n| format!("{n:>digits$}"));
-        let body = Line::styled(format!("{marker}{}", l.text), style);
+        let (mut spans, _) = crate::tui::reveal::line(&l.text, style);
+        spans.insert(0, Span::styled(marker, style));
+        let body = Line::from(spans);
         for (i, row) in wrap::wrap(body, text_width).into_iter().enumerate() {
             let g = if i == 0 {
                 format!("{} {} │", num(l.old), num(l.new))
@@ -76,5 +79,17 @@ mod tests {
             ]
         );
         assert_eq!(rows(&d, 2, 2, 24).len(), 2, "from a line, at most max rows");
+        // Every row keeps its colour, continuation rows too; gutters are dim.
+        let r = rows(&d, 0, 100, 24);
+        let body_style = |l: &Line| l.spans[1..].iter().map(|s| s.style).collect::<Vec<_>>();
+        assert!(body_style(&r[2]).iter().all(|s| *s == theme::removed()));
+        assert!(
+            body_style(&r[3]).iter().all(|s| *s == theme::removed()),
+            "{:?}",
+            r[3]
+        );
+        assert!(body_style(&r[4]).iter().all(|s| *s == theme::added()));
+        assert_eq!(r[3].spans[0].style, theme::dim());
+        assert_eq!(r[0].spans[0].style, theme::heading());
     }
 }

@@ -32,7 +32,11 @@ pub fn draw(f: &mut Frame, app: &App, selected: usize) {
     let mut lines = Vec::new();
     if app.grants.is_empty() {
         lines.push(Line::styled(
-            "No grants yet. At a prompt, s approves a command, a prefix or a file for the rest of the session.",
+            if app.had_grants {
+                "No grants left: every grant of this session was revoked. At a prompt, s grants again."
+            } else {
+                "No grants yet. At a prompt, s approves a command, a prefix or a file for the rest of the session."
+            },
             theme::dim(),
         ));
     }
@@ -58,16 +62,20 @@ pub fn draw(f: &mut Frame, app: &App, selected: usize) {
     f.render_widget(Paragraph::new(wrap::wrap_all(lines, width)), inner);
 }
 
-/// "Quit and deny the waiting calls?"
+/// "Quit and cancel the waiting calls?"
 pub fn draw_quit(f: &mut Frame, app: &App) {
     let waiting = app.prompts.len();
     let running = app.calls.count(CallStatus::Running);
     let lines = vec![
         Line::raw(format!(
-            "{waiting} call(s) wait for your answer, {running} running."
+            "{} for your answer, {running} running.",
+            match waiting {
+                1 => "1 call waits".to_string(),
+                n => format!("{n} calls wait"),
+            }
         )),
-        Line::raw("Quitting denies the waiting calls (\"supervisor closed\")"),
-        Line::raw("and stops the running ones."),
+        Line::raw("Quitting cancels the waiting calls (the agent is told"),
+        Line::raw("\"the supervisor closed\") and stops the running ones."),
         Line::raw(""),
         Line::from(vec![
             Span::styled("y", theme::key()),

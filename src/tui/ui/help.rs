@@ -34,7 +34,7 @@ pub fn draw(f: &mut Frame, table: &[(&str, &[(&str, &str)])], note: Option<&str>
         lines.push(Line::raw(""));
     }
     match note {
-        Some(n) => lines.push(Line::styled(n.to_string(), theme::dim())),
+        Some(n) => lines.extend(n.lines().map(|l| Line::styled(l.to_string(), theme::dim()))),
         None => {
             lines.pop();
         }

@@ -35,7 +35,14 @@ pub fn draw(f: &mut Frame, app: &App) {
     prompt::draw(f, app);
     match app.overlay {
         Some(Overlay::Help) if app.review.is_some() => help::draw(f, REVIEW_HELP, None),
-        Some(Overlay::Help) => help::draw(f, HELP, Some(help::KEY_GUARD_NOTE)),
+        Some(Overlay::Help) => {
+            let note = format!(
+                "{}\nAgents connect with `airlock connect` (socket {}).",
+                help::KEY_GUARD_NOTE,
+                app.header.socket.display()
+            );
+            help::draw(f, HELP, Some(&note))
+        }
         Some(Overlay::Grants { selected }) => grants::draw(f, app, selected),
         Some(Overlay::QuitConfirm) => grants::draw_quit(f, app),
         None => {}

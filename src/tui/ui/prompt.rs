@@ -12,24 +12,106 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use super::{diff, theme, wrap};
 use crate::tui::app::App;
 use crate::tui::prompt::{PendingPrompt, Step};
+use crate::tui::reveal;
 use crate::tui::text_input::TextInput;
+
+/// The prompt as laid out on a screen: its box, every row of its body
+/// (wrapped), the footer, and which rows are in view.
+#[derive(Debug)]
+pub struct View {
+    /// The box.
+    pub area: Rect,
+    /// Every row of the body, wrapped to the box.
+    pub rows: std::sync::Arc<Vec<Line<'static>>>,
+    /// The footer (rule, where the view is, keys).
+    pub footer: Vec<Line<'static>>,
+    /// Rows of the body that fit.
+    pub height: usize,
+    /// The first row in view.
+    pub top: usize,
+}
+
+impl View {
+    /// The last top row that still fills the view.
+    pub fn max_top(&self) -> usize {
+        self.rows.len().saturating_sub(self.height)
+    }
+
+    /// True when the last row of the body is in view.
+    pub fn at_end(&self) -> bool {
+        self.top + self.height >= self.rows.len()
+    }
+
+    /// True when the whole body is in view.
+    pub fn fits(&self) -> bool {
+        self.rows.len() <= self.height
+    }
+}
+
+/// The front prompt laid out on `screen`, if a prompt waits.
+pub fn view(app: &App, screen: Rect) -> Option<View> {
+    let p = app.prompts.front()?;
+    let mut area = super::layout::prompt(screen);
+    let width = area.width.saturating_sub(2) as usize;
+    let rows = cached_body(app, p, width);
+    let mut footer = footer(app, p, width);
+    let inner = area.height.saturating_sub(2) as usize;
+    let fits = rows.len() + footer.len() <= inner;
+    if fits {
+        // As tall as it needs, centred where the full box would be.
+        let want = (rows.len() + footer.len() + 2) as u16;
+        area.y += (area.height - want) / 2;
+        area.height = want;
+        let height = rows.len();
+        return Some(View {
+            area,
+            rows,
+            footer,
+            height,
+            top: 0,
+        });
+    }
+    let height = inner.saturating_sub(footer.len() + 1).max(1);
+    let top = app.prompts.scroll.min(rows.len().saturating_sub(height));
+    let line = position(app, top, height, rows.len(), width);
+    footer.insert(1, line);
+    Some(View {
+        area,
+        rows,
+        footer,
+        height,
+        top,
+    })
+}
+
+/// "lines 1–20 of 82 — j/k to scroll", and, after an approval key before
+/// the end was on screen, what to do first.
+fn position(app: &App, top: usize, height: usize, total: usize, width: usize) -> Line<'static> {
+    let last = (top + height).min(total);
+    let mut text = format!(
+        "lines {}–{last} of {total} — j/k PgUp/PgDn to scroll",
+        top + 1
+    );
+    if last < total {
+        text.push_str(", G to the end");
+    } else {
+        text.push_str(" (the end)");
+    }
+    if app.prompts.nudged && !app.prompts.seen_end && last < total {
+        let warn = format!(
+            "▲ {} more lines below: scroll to the end before approving · {text}",
+            total - last
+        );
+        return Line::styled(wrap::fit(&warn, width), theme::warning());
+    }
+    Line::styled(wrap::fit(&text, width), theme::key())
+}
 
 /// Draw the prompt for the front call, if any.
 pub fn draw(f: &mut Frame, app: &App) {
     let Some(p) = app.prompts.front() else { return };
-    let mut area = super::layout::prompt(f.area());
-    let width = area.width.saturating_sub(2) as usize;
-    let footer = footer(app, p, width);
-    // A command prompt is as tall as it needs; a diff takes the room it gets.
-    let text = text_body(app, p, width);
-    if let Some(rows) = &text {
-        let want = (rows.len() + footer.len() + 3) as u16;
-        if want < area.height {
-            area.y += (area.height - want) / 2;
-            area.height = want;
-        }
-    }
-    f.render_widget(Clear, area);
+    let Some(v) = view(app, f.area()) else { return };
+    f.render_widget(Clear, v.area);
     let title = vec![
         Span::styled(" Approve? ", theme::key()),
         Span::raw(format!("{} · call #{} ", p.call.tool, p.call.id)),
@@ -39,25 +121,42 @@ pub fn draw(f: &mut Frame, app: &App) {
         .borders(Borders::ALL)
         .border_style(Style::default().fg(ratatui::style::Color::Yellow))
         .title(Line::from(title));
+    let mut right = vec![Span::styled(format!(" {} ", waited(app, p)), theme::dim())];
     if let Some(left) = app.seconds_left() {
-        block = block.title(
-            Line::styled(
-                format!(" answer within {} ", theme::countdown(left)),
-                theme::key(),
-            )
-            .right_aligned(),
-        );
+        right.push(Span::styled(
+            format!("answer within {} ", theme::countdown(left)),
+            theme::key(),
+        ));
     }
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    let [body, foot] =
-        Layout::vertical([Constraint::Min(1), Constraint::Length(footer.len() as u16)])
-            .areas(inner);
-    match text {
-        Some(rows) => f.render_widget(Paragraph::new(rows), body),
-        None => draw_diff(f, app, p, body),
+    block = block.title(Line::from(right).right_aligned());
+    let inner = block.inner(v.area);
+    f.render_widget(block, v.area);
+    let [body, foot] = Layout::vertical([
+        Constraint::Min(1),
+        Constraint::Length(v.footer.len() as u16),
+    ])
+    .areas(inner);
+    let shown: Vec<Line> = v.rows.iter().skip(v.top).take(v.height).cloned().collect();
+    f.render_widget(Paragraph::new(shown), body);
+    f.render_widget(Paragraph::new(v.footer), foot);
+}
+
+/// "waited 0:18", and when the agent gives up where airlock knows it.
+fn waited(app: &App, p: &PendingPrompt) -> String {
+    let secs = (app.now - p.call.received_at).num_seconds().max(0) as u64;
+    let mut s = format!("waited {}", theme::countdown(secs));
+    if let Some(limit) = p.call.agent.gives_up_after() {
+        let name = p.call.agent.display_name();
+        if secs < limit {
+            s.push_str(&format!(
+                " · {name} gives up in {}",
+                theme::countdown(limit - secs)
+            ));
+        } else {
+            s.push_str(&format!(" · {name} may have given up"));
+        }
     }
-    f.render_widget(Paragraph::new(footer), foot);
+    s
 }
 
 fn label(name: &str) -> Span<'static> {
@@ -66,7 +165,7 @@ fn label(name: &str) -> Span<'static> {
 
 fn who(p: &PendingPrompt) -> Span<'static> {
     Span::styled(
-        p.call.agent.name.clone(),
+        p.call.agent.display_name().to_string(),
         Style::default().add_modifier(Modifier::BOLD),
     )
 }
@@ -81,76 +180,168 @@ fn rule(p: &PendingPrompt) -> Line<'static> {
     ])
 }
 
-/// The body of a prompt without a diff (bash and anything else), wrapped;
-/// `None` for writes, whose diff is drawn to fit.
-fn text_body(app: &App, p: &PendingPrompt, width: usize) -> Option<Vec<Line<'static>>> {
+/// Warnings about what was made visible, if anything was.
+fn flagged(flags: &reveal::Flags, out: &mut Vec<Line<'static>>) {
+    for w in flags.warnings() {
+        out.push(Line::from(vec![
+            Span::styled("⚠ ", theme::warning()),
+            Span::styled(format!("this call contains {w}"), theme::key()),
+        ]));
+    }
+}
+
+/// [`body`], laid out once per width and shell directory.
+fn cached_body(app: &App, p: &PendingPrompt, width: usize) -> std::sync::Arc<Vec<Line<'static>>> {
+    let key = (width, app.shell_cwd.get(&p.call.agent.id).cloned());
+    let mut cache = match p.rows_cache.lock() {
+        Ok(c) => c,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if let Some((k, rows)) = cache.as_ref()
+        && *k == key
+    {
+        return rows.clone();
+    }
+    let rows = std::sync::Arc::new(body(app, p, width));
+    *cache = Some((key, rows.clone()));
+    rows
+}
+
+/// Every row of the prompt's body, wrapped to `width`.
+pub fn body(app: &App, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
     if p.call.proposal.is_some() {
-        return None;
+        return write_body(p, width);
     }
     let mut lines: Vec<Line<'static>> = Vec::new();
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let mut flags = reveal::Flags::default();
+    let mut shown: Vec<Line<'static>> = Vec::new();
     if let Some(cmd) = p.command() {
         lines.push(Line::from(vec![
             who(p),
             Span::raw(" wants to run a command:"),
         ]));
-        lines.push(Line::raw(""));
-        for (i, l) in cmd.lines().enumerate() {
-            let prefix = if i == 0 { "$ " } else { "  " };
-            lines.push(Line::from(vec![
-                Span::styled(prefix, theme::dim()),
-                Span::styled(l.to_string(), Style::default().add_modifier(Modifier::BOLD)),
-            ]));
-        }
-        lines.push(Line::raw(""));
+        let (rows, f) = reveal::prefixed(
+            cmd,
+            bold,
+            Span::styled("$ ", theme::dim()),
+            Span::styled("  ", theme::dim()),
+        );
+        flags.add(f);
+        shown.extend(rows);
+        shown.push(Line::raw(""));
         if let Some(d) = p.description() {
-            lines.push(Line::from(vec![label("why"), Span::raw(d.to_string())]));
+            let (rows, f) = reveal::prefixed(d, Style::default(), label("why"), label(""));
+            flags.add(f);
+            shown.extend(rows);
         }
-        let (cwd, note) = match app.shell_cwd.get(&p.call.agent.id) {
-            Some(cwd) => (cwd.clone(), " (after the agent's last command)"),
-            None => (
-                app.header.workspace.display().to_string(),
-                " (the agent's shell starts here)",
-            ),
-        };
-        lines.push(Line::from(vec![
-            label("cwd"),
-            Span::raw(cwd),
-            Span::styled(note, theme::dim()),
-        ]));
+        let others = other_args(p, &["command", "description"], &mut flags);
+        shown.extend(others);
+        shown.extend(cwd(app, p, width));
     } else {
         lines.push(Line::from(vec![
             who(p),
             Span::raw(format!(" wants to call {}:", p.call.tool)),
         ]));
-        lines.push(Line::raw(p.call.summary.clone()));
-        lines.push(Line::raw(p.call.args.to_string()));
+        shown.push(Line::styled(
+            reveal::one_line(&p.call.summary),
+            theme::dim(),
+        ));
+        shown.extend(other_args(p, &[], &mut flags));
     }
+    flagged(&flags, &mut lines);
+    lines.push(Line::raw(""));
+    lines.extend(shown);
     lines.push(rule(p));
-    Some(wrap::wrap_all(lines, width))
+    wrap::wrap_all(lines, width)
 }
 
-/// A write: what changes, then the diff from the scroll position.
-fn draw_diff(f: &mut Frame, app: &App, p: &PendingPrompt, area: Rect) {
-    let Some(prop) = &p.call.proposal else { return };
-    let width = area.width as usize;
+/// Every argument not in `skip`, each value whole.
+fn other_args(p: &PendingPrompt, skip: &[&str], flags: &mut reveal::Flags) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let serde_json::Value::Object(args) = &p.call.args else {
+        let (rows, f) = reveal::lines(&p.call.args.to_string(), Style::default());
+        flags.add(f);
+        out.extend(rows.into_iter().map(Line::from));
+        return out;
+    };
+    for (k, v) in args.iter().filter(|(k, _)| !skip.contains(&k.as_str())) {
+        let text = match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+        };
+        let (rows, f) = reveal::prefixed(
+            &text,
+            Style::default(),
+            Span::styled(format!("{k}: "), theme::dim()),
+            Span::raw("  "),
+        );
+        flags.add(f);
+        out.extend(rows);
+    }
+    out
+}
+
+/// The working directory, with its note on the same row when it fits and
+/// on a row of its own when not (never a stray fragment).
+fn cwd(app: &App, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
+    let (cwd, note) = match app.shell_cwd.get(&p.call.agent.id) {
+        Some(cwd) => (cwd.clone(), "(after the agent's last command)"),
+        None => (
+            app.header.workspace.display().to_string(),
+            "(the agent's shell starts here)",
+        ),
+    };
+    let cwd = reveal::one_line(&cwd);
+    let used = 6 + unicode_width::UnicodeWidthStr::width(cwd.as_str());
+    let note_w = note.chars().count() + 1;
+    if used + note_w <= width {
+        return vec![Line::from(vec![
+            label("cwd"),
+            Span::raw(cwd),
+            Span::styled(format!(" {note}"), theme::dim()),
+        ])];
+    }
+    vec![
+        Line::from(vec![label("cwd"), Span::raw(cwd)]),
+        Line::from(vec![label(""), Span::styled(note, theme::dim())]),
+    ]
+}
+
+/// A write: what changes and how big it is, then the whole diff.
+fn write_body(p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
+    let Some(prop) = &p.call.proposal else {
+        return Vec::new();
+    };
     let action = format!("{:?}", prop.action).to_lowercase();
-    let lines = vec![
-        Line::from(vec![
-            who(p),
-            Span::raw(format!(" wants to {action} ")),
-            Span::styled(
-                prop.path.clone(),
-                Style::default().add_modifier(Modifier::BOLD),
-            ),
-            Span::raw(" "),
-            Span::styled(format!("+{}", prop.added), theme::added()),
-            Span::raw(" "),
-            Span::styled(format!("−{}", prop.removed), theme::removed()),
-        ]),
-        rule(p),
-    ];
+    let mut lines = vec![Line::from(vec![
+        who(p),
+        Span::raw(format!(" wants to {action} ")),
+        Span::styled(
+            reveal::one_line(&prop.path),
+            Style::default().add_modifier(Modifier::BOLD),
+        ),
+        Span::raw(" "),
+        Span::styled(format!("+{}", prop.added), theme::added()),
+        Span::raw(" "),
+        Span::styled(format!("−{}", prop.removed), theme::removed()),
+    ])];
+    lines.push(Line::from(vec![
+        label("size"),
+        Span::raw(format!(
+            "{} → {}",
+            theme::bytes(prop.old_bytes),
+            theme::bytes(prop.new_bytes)
+        )),
+        Span::styled(
+            format!(" · the diff has {}", theme::count(p.diff.len(), "line")),
+            theme::dim(),
+        ),
+    ]));
+    let flags = p.diff_flags;
+    flagged(&flags, &mut lines);
+    lines.push(rule(p));
     let mut rows = wrap::wrap_all(lines, width);
-    let room = (area.height as usize).saturating_sub(rows.len() + 1);
     if prop.binary {
         rows.push(Line::styled(
             format!("binary content: {}", prop.summary()),
@@ -159,22 +350,10 @@ fn draw_diff(f: &mut Frame, app: &App, p: &PendingPrompt, area: Rect) {
     } else if p.diff.is_empty() {
         rows.push(Line::styled("no change", theme::dim()));
     } else {
-        let from = app.prompts.scroll.min(p.diff.len().saturating_sub(1));
-        let shown = diff::rows(&p.diff, from, room, width);
-        let more = from > 0 || from + shown.len() < p.diff.len();
-        let where_ = if more {
-            format!(
-                "diff line {} of {} · j/k PgUp/PgDn scroll",
-                from + 1,
-                p.diff.len()
-            )
-        } else {
-            String::new()
-        };
-        rows.push(Line::styled(where_, theme::dim()));
-        rows.extend(shown);
+        rows.push(Line::raw(""));
+        rows.extend(diff::rows(&p.diff, 0, usize::MAX, width));
     }
-    f.render_widget(Paragraph::new(rows), area);
+    rows
 }
 
 fn hint(pairs: &[(&str, &str)]) -> Line<'static> {

@@ -7,36 +7,51 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme;
+use super::{theme, wrap};
 use crate::tui::app::App;
 use crate::tui::calls::CallStatus;
 use crate::tui::keymap::Context;
 
-/// Draw the two status lines in `area`.
+/// Draw the two status lines in `area`. Each line gives way by priority
+/// when the terminal is narrow: the least important parts go first, and
+/// what is cut ends in `…`.
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let bar = Style::default().bg(Color::Indexed(236));
-    let mut first = vec![Span::styled(
-        " airlock ",
-        Style::default()
-            .fg(Color::Black)
-            .bg(Color::Cyan)
-            .add_modifier(Modifier::BOLD),
+    let width = area.width as usize;
+    let mut first = vec![Part::new(
+        0,
+        vec![Span::styled(
+            " airlock ",
+            Style::default()
+                .fg(Color::Black)
+                .bg(Color::Cyan)
+                .add_modifier(Modifier::BOLD),
+        )],
     )];
     if let Some(label) = &app.header.label {
-        first.push(Span::styled(
-            format!(" {label} "),
-            Style::default().fg(Color::Black).bg(Color::Yellow),
+        first.push(Part::new(
+            0,
+            vec![Span::styled(
+                format!(" {label} "),
+                Style::default().fg(Color::Black).bg(Color::Yellow),
+            )],
         ));
     }
-    first.push(Span::raw(format!(" {} ", app.header.workspace.display())));
-    first.push(Span::styled("· connect: ", theme::dim()));
-    first.push(Span::styled("airlock connect", theme::key()));
-    first.push(Span::styled(
-        format!(" (socket {}) ", app.header.socket.display()),
-        theme::dim(),
+    first.push(Part::new(
+        1,
+        vec![Span::raw(format!(" {} ", app.header.workspace.display()))],
+    ));
+    first.push(Part::new(
+        2,
+        vec![
+            Span::styled("· agents connect with ", theme::dim()),
+            Span::styled("airlock connect", theme::key()),
+            Span::raw(" "),
+        ],
     ));
     let mut second = Vec::new();
-    // First on the second line, so it is never cut off: the bash sandbox.
+    // The bash sandbox: a sandbox that holds is said briefly; one that
+    // does not is said in full, with its reason, and never dropped.
     if let Some((line, state)) = &app.header.sandbox {
         use crate::sandbox::SandboxState;
         let colour = match state {
@@ -44,33 +59,37 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             SandboxState::Partial => Color::Yellow,
             SandboxState::Off | SandboxState::Refused => Color::Red,
         };
-        // A sandbox that holds is said briefly; one that does not is said in
-        // full, with its reason, whatever the width.
         let shown = match state {
-            SandboxState::Enforced if area.width < 120 => "sandbox ✓".to_string(),
+            SandboxState::Enforced if width < 120 => "sandbox ✓".to_string(),
             SandboxState::Enforced => line.split(" (").next().unwrap_or(line).to_string(),
             _ => line.clone(),
         };
-        second.push(Span::styled(
-            format!(" {shown} "),
-            Style::default().fg(colour),
+        second.push(Part::new(
+            0,
+            vec![
+                Span::styled(format!(" {shown} "), Style::default().fg(colour)),
+                Span::styled("│", theme::dim()),
+            ],
         ));
-        second.push(Span::styled("│", theme::dim()));
     }
     let agents = match app.agents.len() {
         0 => "no agent connected".to_string(),
         _ => app
             .agents
             .iter()
-            .map(|a| a.name.as_str())
+            .map(|a| a.display_name())
             .collect::<Vec<_>>()
             .join(", "),
     };
-    second.push(Span::raw(format!(" {agents} ")));
+    second.push(Part::new(2, vec![Span::raw(format!(" {agents} "))]));
     let waiting = app.prompts.len();
     if waiting > 0 {
-        second.push(Span::styled(format!("? {waiting} waiting "), theme::key()));
+        second.push(Part::new(
+            0,
+            vec![Span::styled(format!("? {waiting} waiting "), theme::key())],
+        ));
     }
+    let mut counts = Vec::new();
     for s in [
         CallStatus::Running,
         CallStatus::Ok,
@@ -84,19 +103,72 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         let n = app.calls.count(s);
         if n > 0 {
             let (icon, style) = theme::status(s, app.now);
-            second.push(Span::styled(format!("{icon}{n} "), style));
+            counts.push(Span::styled(format!("{icon}{n} "), style));
         }
     }
-    second.push(Span::styled("│ ", theme::dim()));
-    match app.current_notice() {
-        Some(n) => second.push(Span::styled(
+    second.push(Part::new(4, counts));
+    let mut tail = vec![Span::styled("│ ", theme::dim())];
+    match app.current_notice().or(app.banner.as_deref()) {
+        Some(n) => tail.push(Span::styled(
             n.to_string(),
             Style::default().fg(Color::Yellow),
         )),
-        None => second.extend(hints(app.context())),
+        None => tail.extend(hints(app.context())),
     }
-    let lines = vec![Line::from(first).style(bar), Line::from(second).style(bar)];
+    // The notice or the keys: cut rather than dropped.
+    second.push(Part::new(1, tail));
+    let lines = vec![
+        Line::from(give_way(first, width)).style(bar),
+        Line::from(give_way(second, width)).style(bar),
+    ];
     f.render_widget(Paragraph::new(lines).style(bar), area);
+}
+
+/// A part of a status line and how much it matters (0 most).
+struct Part {
+    priority: u8,
+    spans: Vec<Span<'static>>,
+}
+
+impl Part {
+    fn new(priority: u8, spans: Vec<Span<'static>>) -> Self {
+        Self { priority, spans }
+    }
+
+    fn width(&self) -> usize {
+        self.spans.iter().map(Span::width).sum()
+    }
+}
+
+/// `parts` in `width` cells: the least important parts are dropped until
+/// the rest fits, then what still does not fit is cut with `…`.
+fn give_way(mut parts: Vec<Part>, width: usize) -> Vec<Span<'static>> {
+    let total = |ps: &[Part]| ps.iter().map(Part::width).sum::<usize>();
+    while total(&parts) > width {
+        let Some(worst) = parts.iter().map(|p| p.priority).max().filter(|&m| m > 1) else {
+            break;
+        };
+        let Some(i) = parts.iter().rposition(|p| p.priority == worst) else {
+            break;
+        };
+        parts.remove(i);
+    }
+    let mut out = Vec::new();
+    let mut used = 0;
+    for span in parts.into_iter().flat_map(|p| p.spans) {
+        let w = span.width();
+        if used + w <= width {
+            used += w;
+            out.push(span);
+            continue;
+        }
+        let room = width.saturating_sub(used);
+        if room > 0 {
+            out.push(Span::styled(wrap::fit(&span.content, room), span.style));
+        }
+        break;
+    }
+    out
 }
 
 /// The keys that matter in `ctx`.

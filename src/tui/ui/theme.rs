@@ -87,6 +87,40 @@ pub fn removed() -> Style {
     Style::default().fg(Color::Red)
 }
 
+/// A warning that must be read before answering.
+pub fn warning() -> Style {
+    Style::default()
+        .fg(Color::Black)
+        .bg(Color::Red)
+        .add_modifier(Modifier::BOLD)
+}
+
+/// `1 line`, `2 lines`, `1,234 lines`.
+pub fn count(n: usize, one: &str) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    if n == 1 {
+        format!("{grouped} {one}")
+    } else {
+        format!("{grouped} {one}s")
+    }
+}
+
+/// `503 bytes`, `117.2 KB`, `3.4 MB`.
+pub fn bytes(n: u64) -> String {
+    match n {
+        0..1024 => count(n as usize, "byte"),
+        1024..1_048_576 => format!("{:.1} KB", n as f64 / 1024.0),
+        _ => format!("{:.1} MB", n as f64 / 1_048_576.0),
+    }
+}
+
 /// Errors.
 pub fn error() -> Style {
     Style::default().fg(Color::Red)
@@ -106,6 +140,16 @@ pub fn duration_ms(ms: u64) -> String {
     }
 }
 
+/// `waited 18.0 s · ran 2.1 s`, `waited 5.2 s` (never ran), or
+/// `in 2.3 s` when the parts are not known.
+pub fn timing(total_ms: u64, wait_ms: Option<u64>, run_ms: Option<u64>) -> String {
+    match (wait_ms, run_ms) {
+        (Some(w), Some(r)) => format!("waited {} · ran {}", duration_ms(w), duration_ms(r)),
+        (Some(w), None) => format!("waited {}", duration_ms(w)),
+        (None, _) => format!("in {}", duration_ms(total_ms)),
+    }
+}
+
 /// `m:ss`.
 pub fn countdown(secs: u64) -> String {
     format!("{}:{:02}", secs / 60, secs % 60)
@@ -121,6 +165,17 @@ mod tests {
         assert_eq!(duration_ms(3200), "3.2 s");
         assert_eq!(duration_ms(125_000), "2 m 05 s");
         assert_eq!(countdown(65), "1:05");
+        assert_eq!(
+            timing(20_100, Some(18_000), Some(2_100)),
+            "waited 18.0 s · ran 2.1 s"
+        );
+        assert_eq!(timing(5_200, Some(5_200), None), "waited 5.2 s");
+        assert_eq!(timing(850, None, None), "in 850 ms");
+        assert_eq!(count(1, "line"), "1 line");
+        assert_eq!(count(5000, "line"), "5,000 lines");
+        assert_eq!(count(123_456_789, "call"), "123,456,789 calls");
+        assert_eq!(bytes(1), "1 byte");
+        assert_eq!(bytes(120_000), "117.2 KB");
         let t = DateTime::UNIX_EPOCH + chrono::Duration::milliseconds(1_250);
         assert_eq!(spinner(t), SPINNER[2]);
     }

@@ -5,14 +5,17 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
 /// Cut `line` into rows at most `width` cells wide (tabs count as one
-/// space; a character wider than the row gets a row of its own).
+/// space; a character wider than the row gets a row of its own). The
+/// line's style is carried into every span, so a row keeps its colour
+/// wherever its spans go (a diff gutter is put in front of them).
 pub fn wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
     let width = width.max(1);
     let style = line.style;
     let mut rows: Vec<Line<'static>> = Vec::new();
     let mut row: Vec<Span<'static>> = Vec::new();
     let mut used = 0;
-    for span in line.spans {
+    for mut span in line.spans {
+        span.style = style.patch(span.style);
         let mut piece = String::new();
         for c in span.content.chars() {
             let c = if c == '\t' { ' ' } else { c };
@@ -77,6 +80,11 @@ mod tests {
         let rows = wrap(l, 3);
         let text: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
         assert_eq!(text, ["abc", "def", "g"]);
+        let green = ratatui::style::Style::default().fg(ratatui::style::Color::Green);
+        let rows = wrap(Line::styled("abcdef", green), 3);
+        for r in &rows {
+            assert!(r.spans.iter().all(|s| s.style == green), "{r:?}");
+        }
         assert_eq!(wrap(Line::from(""), 5).len(), 1);
         assert_eq!(fit("hello world", 6), "hello…");
         assert_eq!(fit("hello", 5), "hello");
