@@ -69,6 +69,49 @@ pub(super) fn is_wrapper(name: &str) -> bool {
     WRAPPERS.contains(&name)
 }
 
+/// Builtins whose words can reach bash's arithmetic evaluation, which
+/// runs the command substitutions in an array subscript
+/// (`test -v 'a[$(cmd)]'`, `read 'a[$(cmd)]'`, `let 'a[$(cmd)]'`): any
+/// variable name they assign, unset or test may carry a subscript, and a
+/// value assigned to an integer variable (`declare -i n; read n`) is
+/// evaluated too. The words are checked after quote removal, so quoting
+/// does not help; any of these is a hazard unless it provably names no
+/// variable.
+fn evaluates_subscripts(name: &str, args: &[Word]) -> Option<&'static str> {
+    let expanded = || args.iter().any(|a| a.literal().is_none());
+    match name {
+        "let" => Some("let evaluates arithmetic"),
+        "declare" | "typeset" | "local" | "export" | "readonly" | "unset" => {
+            Some("a variable name may carry an array subscript, evaluated as arithmetic")
+        }
+        "read" | "mapfile" | "readarray" | "getopts" => Some(
+            "assigns shell variables: a subscript or an integer variable evaluates arithmetic",
+        ),
+        // `printf -v NAME`; an expanded first word may turn out to be `-v`.
+        "printf" => match args.first() {
+            Some(Word::Literal(f)) if !f.starts_with("-v") => None,
+            None => None,
+            _ => Some("printf -v assigns a variable (its subscript is evaluated)"),
+        },
+        // `wait -p NAME` assigns NAME.
+        "wait" => (expanded()
+            || args
+                .iter()
+                .filter_map(Word::literal)
+                .any(|a| a.starts_with('-') && a.contains('p')))
+        .then_some("wait -p assigns a variable (its subscript is evaluated)"),
+        // `test -v 'a[…]'` evaluates the subscript; an expanded word may
+        // turn out to be `-v` or the subscripted name.
+        "test" | "[" => (expanded()
+            || args
+                .iter()
+                .filter_map(Word::literal)
+                .any(|a| matches!(a, "-v" | "-R")))
+        .then_some("test -v evaluates an array subscript"),
+        _ => None,
+    }
+}
+
 impl Walker {
     /// Adds the hazards of a command whose program word is literal and
     /// records the code it runs. `expand_wrappers` is false for the tails
@@ -85,6 +128,9 @@ impl Walker {
         };
         let args = &words[1..];
         let name = basename(program);
+        if let Some(why) = evaluates_subscripts(name, args) {
+            hazards.push(Hazard::CodeInExpansion(why.into()));
+        }
         match name {
             "eval" => {
                 hazards.push(Hazard::Eval);
