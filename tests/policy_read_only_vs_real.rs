@@ -70,9 +70,17 @@ const ATTACKS: &[(&str, &str, &str)] = &[
     ("", "uniq -- in F", "F"),
     ("", "uniq -c in F", "F"),
     ("", "git log --output=F", "F"),
-    ("echo a > t; git add t; echo b > t", "git diff --output=F", "F"),
+    (
+        "echo a > t; git add t; echo b > t",
+        "git diff --output=F",
+        "F",
+    ),
     ("printf '0 string AB ab\\n' > m", "file -C -m m", "m.mgc"),
-    ("printf '0 string AB ab\\n' > m", "file --comp -m m", "m.mgc"),
+    (
+        "printf '0 string AB ab\\n' > m",
+        "file --comp -m m",
+        "m.mgc",
+    ),
 ];
 
 /// Commands that the policy allows and that must change nothing.
@@ -190,7 +198,10 @@ fn allowed_commands_change_nothing_in_real_bash() {
         let allowed = [&by_rules, &by_auto]
             .iter()
             .any(|p| verdict(p, command) == Verdict::Allow);
-        assert!(allowed, "{command:?} should be allowed (else this proves nothing)");
+        assert!(
+            allowed,
+            "{command:?} should be allowed (else this proves nothing)"
+        );
         let before = snapshot(ws);
         run(ws, "", command);
         assert_eq!(before, snapshot(ws), "{command:?} changed files");

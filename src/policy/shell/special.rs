@@ -84,9 +84,9 @@ fn evaluates_subscripts(name: &str, args: &[Word]) -> Option<&'static str> {
         "declare" | "typeset" | "local" | "export" | "readonly" | "unset" => {
             Some("a variable name may carry an array subscript, evaluated as arithmetic")
         }
-        "read" | "mapfile" | "readarray" | "getopts" => Some(
-            "assigns shell variables: a subscript or an integer variable evaluates arithmetic",
-        ),
+        "read" | "mapfile" | "readarray" | "getopts" => {
+            Some("assigns shell variables: a subscript or an integer variable evaluates arithmetic")
+        }
         // `printf -v NAME`; an expanded first word may turn out to be `-v`.
         "printf" => match args.first() {
             Some(Word::Literal(f)) if !f.starts_with("-v") => None,
