@@ -148,6 +148,22 @@ impl Policy {
         {
             return verdict(Verdict::Ask, r.text(), &r.source);
         }
+        if let (Subject::Command { .. }, Some(parsed)) = (subject, &parsed)
+            && let Some(deny) = applicable(Action::Deny).next()
+            && let Some(why) = not_static(parsed)
+        {
+            // A deny rule is a tripwire on the words it can see; a command
+            // that hides what it runs matches no allow rule, grant or
+            // known-safe check: the human decides.
+            return verdict(
+                Verdict::Ask,
+                format!(
+                    "asked: {why}, so deny rules such as {} cannot see what it runs",
+                    deny.text()
+                ),
+                "deny-rule tripwire",
+            );
+        }
         if let Some(v) = self.allow_verdict(&rules, tool, subject, parsed.as_ref()) {
             return v;
         }
@@ -304,6 +320,16 @@ impl Policy {
             }
             Subject::None => false,
         }
+    }
+}
+
+/// Why a bash command's programs are not known statically, if they are
+/// not (a parse error counts).
+fn not_static(parsed: &Result<shell::ParsedCommand, shell::ParseError>) -> Option<String> {
+    match parsed {
+        Err(e) => Some(e.to_string()),
+        Ok(p) if p.dynamic.is_empty() => None,
+        Ok(p) => Some(p.dynamic.join("; ")),
     }
 }
 

@@ -85,6 +85,7 @@ impl Specifier {
             .commands
             .iter()
             .chain(parsed.nested.iter())
+            .chain(parsed.brace_expanded.iter())
             .any(|c| self.matches_one(c, true))
     }
 

@@ -145,6 +145,10 @@ pub(super) struct Walker {
     pub(super) depth: usize,
     /// Set when a limit cut the analysis short.
     pub(super) overflow: bool,
+    /// The literal text on the standard input of the simple command being
+    /// analysed (a here-string or a here-document), for a shell that
+    /// reads its commands there.
+    pub(super) stdin: Option<String>,
 }
 
 impl Walker {
@@ -157,15 +161,35 @@ impl Walker {
         ok
     }
 
-    /// Records a command that runs directly or indirectly.
+    /// Records a command that runs directly or indirectly. A program word
+    /// that is not literal makes the command dynamic; words with brace
+    /// expansion are also recorded expanded, for deny rules.
     pub(super) fn push(&mut self, cmd: SimpleCommand, direct: bool) {
         if !self.room() {
             return;
+        }
+        if let Some(Word::Expanded(raw)) = cmd.words.first() {
+            self.dynamic(format!("the program is `{raw}`, not a literal name"));
+        }
+        if cmd.words.iter().any(|w| matches!(w, Word::Expanded(_)))
+            && let Some(words) = super::braces::expand_words(&cmd.words)
+        {
+            self.out.brace_expanded.push(SimpleCommand {
+                words,
+                ..SimpleCommand::default()
+            });
         }
         if direct {
             self.out.commands.push(cmd);
         } else {
             self.out.nested.push(cmd);
+        }
+    }
+
+    /// Records why the command is dynamic (once per reason).
+    pub(super) fn dynamic(&mut self, why: String) {
+        if !self.out.dynamic.contains(&why) {
+            self.out.dynamic.push(why);
         }
     }
 
@@ -349,6 +373,9 @@ impl Walker {
 
         cmd.assignments = assignments.iter().map(|(n, _)| n.clone()).collect();
         for (name, value) in &assignments {
+            self.code_variable(name, value.literal());
+        }
+        for (name, value) in &assignments {
             if cmd.words.is_empty() || !harmless_assignment(name, value) {
                 cmd.hazards.push(Hazard::EnvAssignment(name.clone()));
             }
@@ -361,7 +388,9 @@ impl Walker {
             }),
             Some(Word::Literal(_)) => {
                 let words = cmd.words.clone();
+                self.stdin = literal_stdin(simple);
                 self.special(&words, &mut cmd.hazards, true);
+                self.stdin = None;
             }
             None => {}
         }
@@ -416,6 +445,49 @@ impl Walker {
             }
         }
     }
+}
+
+/// The literal text a simple command gets on its standard input from a
+/// here-string or a here-document, when it is known exactly.
+fn literal_stdin(simple: &ast::SimpleCommand) -> Option<String> {
+    let items = simple
+        .prefix
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .chain(simple.suffix.iter().flat_map(|s| s.0.iter()));
+    let mut text = None;
+    for item in items {
+        let ast::CommandPrefixOrSuffixItem::IoRedirect(r) = item else {
+            continue;
+        };
+        match r {
+            ast::IoRedirect::HereString(fd, w) if fd.is_none_or(|f| f == 0) => {
+                text = plain_text(&w.value).map(|t| format!("{t}\n"));
+            }
+            ast::IoRedirect::HereDocument(fd, doc) if fd.is_none_or(|f| f == 0) => {
+                let body = &doc.doc.value;
+                let exact = !doc.requires_expansion || !body.contains(['$', '`', '\\']);
+                text = exact.then(|| body.clone());
+            }
+            ast::IoRedirect::File(fd, ast::IoFileRedirectKind::Read, _)
+                if fd.is_none_or(|f| f == 0) =>
+            {
+                text = None;
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
+/// A word's value when it is a plain or single-quoted literal.
+fn plain_text(raw: &str) -> Option<String> {
+    if let Some(inner) = raw.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
+        return (!inner.contains('\'')).then(|| inner.to_owned());
+    }
+    raw.chars()
+        .all(|c| c.is_ascii_alphanumeric() || " _-./,:=+@%".contains(c))
+        .then(|| raw.to_owned())
 }
 
 /// `{name}` written right before a redirection makes bash store the new
