@@ -20,6 +20,7 @@
 mod ansi_c;
 mod braces;
 mod classify;
+mod loaders;
 mod matcher;
 mod parse;
 mod prefix;
