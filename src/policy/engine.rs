@@ -116,8 +116,8 @@ impl Policy {
             Subject::Command { command } => Some(shell::parse(command)),
             _ => None,
         };
-        if let Subject::Command { command } = subject
-            && let Some(g) = guardrails::check(command)
+        if let (Subject::Command { command }, Some(p)) = (subject, &parsed)
+            && let Some(g) = guardrails::check_parsed(command, p)
         {
             return verdict(
                 Verdict::Deny,

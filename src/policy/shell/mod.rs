@@ -30,12 +30,14 @@ mod special;
 
 use std::fmt;
 
+pub use braces::expand as brace_expand;
 pub use matcher::{
     Specifier, SpecifierError, allowed_by, specifier_matches, specifier_matches_any,
 };
 pub use parse::parse;
 pub use prefix::propose_prefix;
 pub use safe::known_safe;
+pub use special::{basename, is_wrapper};
 
 /// A command parsed for matching.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -62,6 +64,12 @@ pub struct ParsedCommand {
     /// Where a deny rule exists for the tool, such a command is asked,
     /// never allowed: no deny rule can see what it runs.
     pub dynamic: Vec<String>,
+    /// Where output is redirected to (`> F`, `>> F`, `&> F`, `<> F`,
+    /// `>& F`), anywhere in the command, for the guardrails.
+    pub output_targets: Vec<Word>,
+    /// Functions whose body pipes into or backgrounds the function itself
+    /// (`:(){ :|:& };:`), for the guardrails.
+    pub self_spawning: Vec<String>,
 }
 
 impl ParsedCommand {

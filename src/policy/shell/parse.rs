@@ -149,6 +149,8 @@ pub(super) struct Walker {
     /// analysed (a here-string or a here-document), for a shell that
     /// reads its commands there.
     pub(super) stdin: Option<String>,
+    /// Names of the functions whose bodies are being walked.
+    functions: Vec<String>,
 }
 
 impl Walker {
@@ -223,13 +225,35 @@ impl Walker {
     }
 
     fn list(&mut self, list: &ast::CompoundList, direct: bool) {
-        for ast::CompoundListItem(and_or, _separator) in &list.0 {
+        for ast::CompoundListItem(and_or, separator) in &list.0 {
+            self.fork_bomb(and_or, separator);
             for (_op, pipeline) in and_or {
                 // `time` and `!` only time or negate the pipeline.
                 for command in &pipeline.seq {
                     self.command(command, direct);
                 }
             }
+        }
+    }
+
+    /// Inside a function's body: a pipeline with the function on one side
+    /// (`f | f`), or the function run in the background (`f &`).
+    fn fork_bomb(&mut self, and_or: &ast::AndOrList, separator: &ast::SeparatorOperator) {
+        let Some(name) = self.functions.last().cloned() else {
+            return;
+        };
+        let calls = |p: &ast::Pipeline| {
+            p.seq.iter().any(|c| {
+                matches!(c, ast::Command::Simple(s)
+                    if s.word_or_name.as_ref().is_some_and(|w| w.value == name))
+            })
+        };
+        let background = matches!(separator, ast::SeparatorOperator::Async);
+        let spawns = and_or
+            .into_iter()
+            .any(|(_, p)| calls(p) && (p.seq.len() > 1 || background));
+        if spawns && !self.out.self_spawning.contains(&name) {
+            self.out.self_spawning.push(name);
         }
     }
 
@@ -243,7 +267,9 @@ impl Walker {
             ast::Command::Function(def) => {
                 self.out.hazards.push(Hazard::FunctionDefinition);
                 // The body runs when the function is called: nested.
+                self.functions.push(def.fname.value.clone());
                 self.compound(&def.body.0, false);
+                self.functions.pop();
                 self.redirect_list(def.body.1.as_ref());
             }
             ast::Command::ExtendedTest(test, redirects) => {

@@ -60,12 +60,12 @@ const WRAPPERS: &[&str] = &[
 ];
 
 /// The last path component of a program word: `/usr/bin/env` is `env`.
-pub(super) fn basename(program: &str) -> &str {
+pub fn basename(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
 }
 
 /// Whether `name` (a basename) is a wrapper.
-pub(super) fn is_wrapper(name: &str) -> bool {
+pub fn is_wrapper(name: &str) -> bool {
     WRAPPERS.contains(&name)
 }
 
