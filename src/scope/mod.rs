@@ -14,7 +14,7 @@ mod open;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-pub use dir::Lstat;
+pub use dir::{LinkTarget, Lstat};
 pub use exclude::Exclusions;
 pub use links::{HardLinks, PACKAGE_DIRS};
 pub use open::FileKind;
