@@ -121,6 +121,7 @@ fn reads(p: &str) -> Vec<(&'static str, Value)> {
         ("cat", json!({ "path": p })),
         ("head", json!({ "path": p })),
         ("tail", json!({ "path": p })),
+        ("wc", json!({ "path": p })),
         ("grep", json!({ "pattern": "MARK", "path": p })),
         ("diff", json!({ "path_a": p, "path_b": "ok.txt" })),
         ("diff", json!({ "path_a": "ok.txt", "path_b": p })),
