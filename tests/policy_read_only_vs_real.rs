@@ -60,6 +60,9 @@ const ATTACKS: &[(&str, &str, &str)] = &[
     ("x='a[$(touch X)]'", "echo ${y[x]}", "X"),
     ("x='a[$(touch X)]'; y=abc", "echo ${y:x}", "X"),
     ("x='a[$(touch X)]'", "(( x ))", "X"),
+    ("x='a[$(touch X)]'", "echo $[x]", "X"),
+    ("x='a[$(touch X)]'", "echo \"$[x]\"", "X"),
+    ("x='a[$(touch X)]'", "echo ${y:-$[x]}", "X"),
     ("", "sort --o=F in", "F"),
     ("", "sort --outp=F in", "F"),
     ("", "sort --output F in", "F"),
@@ -221,4 +224,32 @@ fn auto_approval_allows_the_read_only_list() {
     ] {
         assert_eq!(verdict(&policy, command), Verdict::Allow, "{command}");
     }
+}
+
+/// Auto-approved commands read only inside the workspace: a path attached
+/// to a short option (`-f/etc/passwd`) or given to a long one counts too.
+/// CONTROL: the real grep does read the file named that way.
+#[test]
+fn option_values_stay_in_the_workspace() {
+    let dir = scratch();
+    let out = Command::new("grep")
+        .args(["-c", "-f/etc/passwd", "/etc/passwd"])
+        .output()
+        .unwrap();
+    let count: u64 = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    assert!(count > 0, "control: grep -f/etc/passwd reads /etc/passwd");
+    let policy = Policy::with_rules(Mode::Default, Vec::new(), dir.path(), true);
+    for command in [
+        "grep -f/etc/passwd x in",
+        "grep -cf/etc/passwd in",
+        "du --files0-from=/etc/passwd",
+        "cat -A ../x",
+        "wc -L~/x",
+    ] {
+        assert_ne!(verdict(&policy, command), Verdict::Allow, "{command}");
+    }
+    assert_eq!(verdict(&policy, "grep -rn foo ."), Verdict::Allow);
 }

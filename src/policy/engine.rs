@@ -262,7 +262,15 @@ impl Policy {
             .all(|cmd| {
                 cmd.words.iter().skip(1).all(|w| match w {
                     shell::Word::Literal(text) => {
+                        // `--opt=PATH`, and `-fPATH` (a short option with
+                        // its value attached).
                         let word = text.split_once('=').map_or(text.as_str(), |(_, v)| v);
+                        let word = match word.strip_prefix('-') {
+                            Some(rest) if !rest.starts_with('-') => {
+                                rest.find(['/', '~', '.']).map_or(word, |i| &rest[i..])
+                            }
+                            _ => word,
+                        };
                         let path = Path::new(word);
                         let outside = path.is_absolute() && !path.starts_with(&self.workspace);
                         let upward = path
