@@ -310,6 +310,10 @@ pub fn propose_prefix(parsed: &ParsedCommand) -> Option<String> {
 
 fn prefix_of(cmd: &SimpleCommand) -> Option<String> {
     let program = cmd.program()?;
+    // A prefix rule would not match it anyway (see `loaders.rs`).
+    if super::loaders::code_loading_option(&cmd.words).is_some() {
+        return None;
+    }
     let plain = !program.is_empty()
         && !program.starts_with('-')
         && program
@@ -395,6 +399,8 @@ mod tests {
             "sudo ls",
             "python3 script.py",
             "git -C x status",
+            "cargo test --config x",
+            "make test SHELL=/bin/sh",
             "$X y",
             "/tmp/a\\ b x",
             "",
