@@ -37,14 +37,76 @@ pub fn uid() -> u32 {
 /// `/tmp/airlock-<uid>`), created `0700`. An existing directory that is not
 /// ours or is open to others is refused.
 pub fn runtime_dir() -> std::io::Result<PathBuf> {
-    let base = std::env::var_os("AIRLOCK_RUNTIME_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            directories::BaseDirs::new().and_then(|b| b.runtime_dir().map(|p| p.join("airlock")))
-        })
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("airlock-{}", uid())));
+    let base = explicit_runtime_dir()
+        .or_else(xdg_runtime_dir)
+        .unwrap_or_else(temp_runtime_dir);
     ensure_private_dir(&base)?;
     Ok(base)
+}
+
+/// `AIRLOCK_RUNTIME_DIR`: when set, the only runtime directory used.
+fn explicit_runtime_dir() -> Option<PathBuf> {
+    std::env::var_os("AIRLOCK_RUNTIME_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// `$XDG_RUNTIME_DIR/airlock`, when the variable is set.
+fn xdg_runtime_dir() -> Option<PathBuf> {
+    directories::BaseDirs::new().and_then(|b| b.runtime_dir().map(|p| p.join("airlock")))
+}
+
+/// `$TMPDIR/airlock-<uid>` (`/tmp` without TMPDIR).
+fn temp_runtime_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("airlock-{}", uid()))
+}
+
+/// Where a supervisor that uses `runtime` also registers its session (an
+/// info file naming its socket), so that `airlock connect` started with a
+/// reduced environment (no `XDG_RUNTIME_DIR`, as Codex starts MCP servers)
+/// finds it: the temp-dir location, unless that is `runtime` itself or
+/// `AIRLOCK_RUNTIME_DIR` pins one directory.
+pub fn also_register_in(runtime: &Path) -> Option<PathBuf> {
+    if explicit_runtime_dir().is_some() {
+        return None;
+    }
+    let temp = temp_runtime_dir();
+    (temp != runtime).then_some(temp)
+}
+
+/// Every runtime directory a supervisor of this user may have registered
+/// in, most specific first: `AIRLOCK_RUNTIME_DIR` alone when set; else
+/// `$XDG_RUNTIME_DIR/airlock`, `/run/user/<uid>/airlock` (the usual
+/// `XDG_RUNTIME_DIR`, for a process started without the variable),
+/// `$TMPDIR/airlock-<uid>` and `/tmp/airlock-<uid>`. Only directories that
+/// exist, are ours and are private (no access for group or others) are
+/// returned; nothing is created.
+pub fn runtime_dir_candidates() -> Vec<PathBuf> {
+    let all: Vec<PathBuf> = match explicit_runtime_dir() {
+        Some(d) => vec![d],
+        None => xdg_runtime_dir()
+            .into_iter()
+            .chain([
+                PathBuf::from(format!("/run/user/{}/airlock", uid())),
+                temp_runtime_dir(),
+                PathBuf::from(format!("/tmp/airlock-{}", uid())),
+            ])
+            .collect(),
+    };
+    let mut out: Vec<PathBuf> = Vec::new();
+    for d in all {
+        if !out.contains(&d) && is_private_dir(&d) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// True when `dir` is a real directory (not a symlink) owned by us with no
+/// access for group or others.
+pub fn is_private_dir(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir)
+        .is_ok_and(|m| m.is_dir() && m.uid() == uid() && m.mode() & 0o077 == 0)
 }
 
 /// Create `dir` with mode 0700 (parents as needed) and check it is a real

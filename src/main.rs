@@ -1,6 +1,6 @@
 //! The `airlock` binary: parse the command line, then call into the library.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -72,6 +72,30 @@ enum Command {
         #[arg(long)]
         wait: bool,
     },
+    /// Configure an agent to use airlock: its MCP registration (`airlock
+    /// connect`, with what that agent needs) and its own shell/write/edit
+    /// tools turned off where it allows, keeping everything else in its
+    /// files (backup beside each file changed).
+    Init {
+        /// The agent.
+        #[arg(value_enum)]
+        agent: airlock::init::Agent,
+        /// Write the project-level files (in --workspace, default the
+        /// current directory) instead of the user's.
+        #[arg(long)]
+        project: bool,
+        /// Take out what an earlier `airlock init` added, nothing else.
+        #[arg(long)]
+        remove: bool,
+        /// Print the change as a diff; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Also mark the project folder trusted in the agent's own trust
+        /// list (Gemini and Codex ignore project settings, and Gemini its
+        /// MCP servers, in untrusted folders).
+        #[arg(long)]
+        trust_folder: bool,
+    },
     /// Try airlock on a throw-away sample workspace, with a built-in agent
     /// that makes every kind of call and waits for your answers.
     Demo,
@@ -124,7 +148,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Connect { socket, wait }) => {
-            match runtime.block_on(airlock::mcp::relay::connect(socket, wait)) {
+            let say = |msg: &str| eprintln!("airlock connect: {msg}");
+            match runtime.block_on(airlock::mcp::relay::connect(socket, wait, say)) {
                 Ok(code) => Ok(code),
                 Err(e) => {
                     eprintln!("airlock connect: {e:#}");
@@ -148,6 +173,39 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tracing::info!(audit = %session.audit_path.display(), "serving MCP on stdio");
             runtime.block_on(airlock::mcp::serve_stdio(session.supervisor.clone()))?;
             session.supervisor.shutdown("stdin closed");
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Init {
+            agent,
+            project,
+            remove,
+            dry_run,
+            trust_folder,
+        }) => {
+            let dir = match cli.workspace {
+                Some(w) => w,
+                None => std::env::current_dir().context("cannot read the current directory")?,
+            };
+            let project_dir = std::fs::canonicalize(&dir)
+                .with_context(|| format!("cannot open the project directory {}", dir.display()))?;
+            let opts = airlock::init::Options {
+                agent,
+                action: if remove {
+                    airlock::init::Action::Remove
+                } else {
+                    airlock::init::Action::Install
+                },
+                project,
+                trust_folder,
+                dry_run,
+                command: airlock::init::current_command()?,
+                homes: airlock::init::AgentHomes::from_env()?,
+                project_dir,
+                record_dir: airlock::dirs::data_dir(cli.global.data_dir.as_deref()).join("init"),
+            };
+            let report = airlock::init::run(&opts)?;
+            // A closed stdout (`| head`) is not an error worth a panic.
+            let _ = write!(std::io::stdout().lock(), "{report}");
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Demo) => {

@@ -81,6 +81,9 @@ fn sigkill_mid_run_of_1000_calls_loses_no_decision() {
                 break;
             }
         }
+        // Kept open: closing stdin is the agent leaving, which cancels its
+        // calls still in flight.
+        stdin
     });
     let mut answered = Vec::new();
     while answered.len() < KILL_AFTER {
@@ -97,7 +100,7 @@ fn sigkill_mid_run_of_1000_calls_loses_no_decision() {
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let _ = writer.join();
+    drop(writer.join());
     assert_eq!(answered.len(), KILL_AFTER);
     assert!(
         answered.iter().any(|i| i.is_multiple_of(3)),

@@ -53,6 +53,7 @@ fn trail(data: &Path) -> PathBuf {
             output_sha256: String::new(),
             excerpt: format!("{id}\n"),
             change: None,
+            cancelled_by: None,
         })
         .unwrap();
     }

@@ -416,3 +416,76 @@ async fn a_call_without_client_info_gets_a_numbered_agent() {
     assert_eq!(connected.len(), 1);
     assert_eq!(connected[0]["agent"]["name"], "agent-1");
 }
+
+#[tokio::test]
+async fn every_request_with_an_id_is_answered_even_when_unreadable() {
+    let ws = Ws::new();
+    let mut s = Raw::spawn(&ws);
+    s.initialize("raw-ids").await;
+    let pad = "a".repeat(17 * 1024 * 1024);
+    let huge = |before: &str, after: &str| {
+        format!(
+            "{{\"jsonrpc\":\"2.0\",{before}\"method\":\"tools/call\",\"params\":{{\"id\":5,\
+             \"name\":\"cat\",\"arguments\":{{\"path\":\"{pad}\"}}}}{after}}}\n"
+        )
+    };
+    let too_large = |e: &Value| {
+        assert_eq!(e["error"]["code"], -32600, "{e}");
+        let m = e["error"]["message"].as_str().unwrap();
+        assert!(m.contains("too large"), "{e}");
+    };
+
+    // Over the size limit, the id first (a nested "id" is not taken for it).
+    s.send_bytes(huge("\"id\":77,", "").as_bytes()).await;
+    too_large(&s.reply(77).await);
+    // The id last, a number and a string.
+    s.send_bytes(huge("", ",\"id\":78").as_bytes()).await;
+    too_large(&s.reply(78).await);
+    s.send_bytes(huge("", ", \"id\" : \"tail-id\" ").as_bytes())
+        .await;
+    too_large(
+        &s.next_where("reply to tail-id", |v| v["id"] == "tail-id")
+            .await,
+    );
+    // No id to be found: the reply says id null, as JSON-RPC asks.
+    s.send_bytes(format!("{{\"jsonrpc\":\"2.0\",\"params\":\"{pad}\"}}\n").as_bytes())
+        .await;
+    let e = s
+        .next_where("an id-null error", |v| v.get("id") == Some(&Value::Null))
+        .await;
+    too_large(&e);
+
+    // A lone UTF-16 surrogate is not Unicode: a parse error, with the id.
+    s.send_bytes(
+        br#"{"jsonrpc":"2.0","id":79,"method":"tools/call","params":{"name":"cat","arguments":{"path":"\ud800"}}}
+"#,
+    )
+    .await;
+    let e = s.reply(79).await;
+    assert_eq!(e["error"]["code"], -32700, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("surrogate"),
+        "{e}"
+    );
+    s.send_bytes(
+        br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"\udfff"},"id":"s-id"}
+"#,
+    )
+    .await;
+    let e = s.next_where("reply to s-id", |v| v["id"] == "s-id").await;
+    assert_eq!(e["error"]["code"], -32700, "{e}");
+
+    // Still serving.
+    s.send(call(80, "pwd", json!({}))).await;
+    let r = s.reply(80).await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    s.finish().await;
+    let records = ws.audit();
+    let errors = of_type(&records, "protocol_error");
+    assert_eq!(errors.len(), 6, "each bad line is audited: {errors:?}");
+    assert!(errors[0]["error"].as_str().unwrap().contains("too large"));
+    assert!(errors[4]["error"].as_str().unwrap().contains("surrogate"));
+}

@@ -237,8 +237,100 @@ async fn a_disconnect_cancels_the_waiting_call_before_the_agent_leaves() {
             "agent_disconnected"
         ]
     );
-    assert_eq!(records[2]["by"], "cancelled");
+    assert_eq!(records[2]["by"], "disconnected");
     assert_eq!(records[3]["status"], "cancelled");
     assert_eq!(records[4]["agent"]["name"], "waiting-agent");
     assert!(!s.root.join("orphan.txt").exists());
+}
+
+/// Raw JSON-RPC over the same in-process connection: the client's own
+/// progress token (a string) is echoed in every progress notification, the
+/// progress only grows, and a call without a token gets none.
+#[tokio::test]
+async fn raw_progress_token_is_echoed_while_waiting_and_absent_without_one() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let sup_dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(sup_dir.path()).unwrap();
+    let confirmer = Arc::new(Scripted {
+        delay: Some(Duration::from_secs(11)),
+        asked: Notify::new(),
+    });
+    let sup = Supervisor::new(SupervisorParts {
+        scope: Scope::new(&root, &[], &[]).unwrap(),
+        tools: ToolRegistry::all(),
+        policy: Policy::new(),
+        confirmer,
+        audit: Arc::new(AuditLog::create(&root.join("audit.jsonl")).unwrap()),
+        limits: Limits::default(),
+        approval_timeout: None,
+        events: EventBus::default(),
+    });
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_io);
+    let tools = airlock::mcp::handler::tool_list(&sup);
+    let server = tokio::spawn(airlock::mcp::serve_connection(
+        sup,
+        tools,
+        read,
+        write,
+        CancellationToken::new(),
+    ));
+    let (cr, mut cw) = tokio::io::split(client_io);
+    let mut lines = BufReader::new(cr).lines();
+    let send = |v: serde_json::Value| format!("{v}\n");
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}});
+    let write = |path: &str, id: i64, meta: Option<serde_json::Value>| {
+        let mut params = json!({"name":"write_file","arguments":{"path":path,"content":"x\n"}});
+        if let Some(m) = meta {
+            params["_meta"] = m;
+        }
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":params})
+    };
+    let input = [
+        send(init),
+        send(json!({"jsonrpc":"2.0","method":"notifications/initialized"})),
+        send(write("a.txt", 2, Some(json!({"progressToken": "tok-1"})))),
+        send(write("b.txt", 3, None)),
+    ]
+    .concat();
+    cw.write_all(input.as_bytes()).await.unwrap();
+    let mut progress = Vec::new();
+    let mut answered = 0;
+    while answered < 2 {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("messages keep coming")
+            .unwrap()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if v["method"] == "notifications/progress" {
+            progress.push(v["params"].clone());
+        } else if v["id"] == 2 || v["id"] == 3 {
+            assert_eq!(v["result"]["isError"], false, "{v}");
+            answered += 1;
+        }
+    }
+    assert!(progress.len() >= 2, "{progress:?}");
+    let mut last = 0.0;
+    for p in &progress {
+        assert_eq!(
+            p["progressToken"], "tok-1",
+            "only the call with a token: {p}"
+        );
+        let n = p["progress"].as_f64().unwrap();
+        assert!(n > last, "progress grows: {progress:?}");
+        last = n;
+        assert!(
+            p["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("waiting for approval")
+        );
+    }
+    drop((cw, lines));
+    tokio::time::timeout(Duration::from_secs(20), server)
+        .await
+        .unwrap()
+        .unwrap();
 }

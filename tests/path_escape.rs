@@ -506,7 +506,7 @@ async fn every_read_only_tool_runs_under_the_default_policy() {
     let out = e.call("wc", json!({"path": "ok.txt"})).await;
     assert_eq!(
         out.structured,
-        Some(json!({"path": "ok.txt", "lines": 2, "words": 4, "bytes": 24}))
+        Some(json!({"path": "ok.txt", "lines": 2, "words": 4, "bytes": 24, "truncated": false}))
     );
     let out = e.call("stat", json!({"path": "ok.txt"})).await;
     assert_eq!(out.structured.as_ref().unwrap()["size"], 24);

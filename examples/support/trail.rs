@@ -111,6 +111,7 @@ pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
                 diff_sha256: Some("0".repeat(64)),
                 diff_truncated: false,
             }),
+            cancelled_by: None,
         })?;
         written += 3;
     }

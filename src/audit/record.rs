@@ -92,6 +92,9 @@ pub enum AuditEvent {
         /// `ok`, made).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         change: Option<ChangeRecord>,
+        /// For a call `cancelled` while it ran: why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cancelled_by: Option<crate::supervisor::CancelCause>,
     },
     /// A message from an agent could not be understood (not JSON, too
     /// large, not a valid request, parameters of the wrong type); it was

@@ -166,7 +166,9 @@ impl DecisionClass {
             (DecidedBy::Rule { .. } | DecidedBy::Grant { .. }, false) => Self::Blocked,
             (DecidedBy::Scope | DecidedBy::InvalidArguments, false) => Self::Refused,
             (DecidedBy::Timeout, false) => Self::Timeout,
-            (DecidedBy::Cancelled | DecidedBy::Shutdown, false) => Self::Cancelled,
+            (DecidedBy::Cancelled | DecidedBy::Disconnected | DecidedBy::Shutdown, false) => {
+                Self::Cancelled
+            }
         }
     }
 

@@ -5,7 +5,7 @@
 //! 0600) next to its socket and removes both when it stops.
 
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -45,8 +45,13 @@ impl SessionInfo {
         })
     }
 
-    /// Read an info file; `None` when it is missing or not one of ours.
+    /// Read an info file; `None` when it is missing or not one of ours
+    /// (another user's file, or one others may write, is ignored).
     pub fn read(path: &Path) -> Option<Self> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        if !meta.is_file() || meta.uid() != crate::dirs::uid() || meta.mode() & 0o022 != 0 {
+            return None;
+        }
         let bytes = std::fs::read(path).ok()?;
         serde_json::from_slice(&bytes).ok()
     }
@@ -68,14 +73,37 @@ pub fn pid_alive(pid: u32) -> bool {
 /// The live supervisor whose workspace contains `dir` (the innermost one
 /// when workspaces nest), from the info files in `runtime`.
 pub fn find_session(runtime: &Path, dir: &Path) -> Option<SessionInfo> {
-    let entries = std::fs::read_dir(runtime).ok()?;
-    entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .filter_map(|p| SessionInfo::read(&p))
-        .filter(|info| dir.starts_with(&info.workspace) && pid_alive(info.pid))
-        .max_by_key(|info| info.workspace.components().count())
+    find_sessions(&[runtime.to_path_buf()], dir)
+        .into_iter()
+        .next()
+}
+
+/// Every live supervisor whose workspace contains `dir`, from the info
+/// files in all of `runtimes`: the innermost workspace first, then in the
+/// order of `runtimes`; one entry per socket.
+pub fn find_sessions(runtimes: &[PathBuf], dir: &Path) -> Vec<SessionInfo> {
+    let mut found: Vec<SessionInfo> = Vec::new();
+    for runtime in runtimes {
+        let Ok(entries) = std::fs::read_dir(runtime) else {
+            continue;
+        };
+        let mut here: Vec<SessionInfo> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter_map(|p| SessionInfo::read(&p))
+            .filter(|info| dir.starts_with(&info.workspace) && pid_alive(info.pid))
+            .collect();
+        here.sort_by(|a, b| a.socket.cmp(&b.socket));
+        for info in here {
+            if !found.iter().any(|f| f.socket == info.socket) {
+                found.push(info);
+            }
+        }
+    }
+    // Stable: equally deep workspaces keep the order of `runtimes`.
+    found.sort_by_key(|info| std::cmp::Reverse(info.workspace.components().count()));
+    found
 }
 
 #[cfg(test)]
@@ -114,6 +142,35 @@ mod tests {
         assert!(find_session(rt.path(), Path::new("/elsewhere")).is_none());
         // A sibling whose name merely starts with the workspace's is not inside it.
         assert!(find_session(rt.path(), Path::new("/wx")).is_none());
+    }
+
+    #[test]
+    fn searches_every_runtime_dir_and_skips_files_others_may_write() {
+        use std::os::unix::fs::PermissionsExt;
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let me = std::process::id();
+        info(Path::new("/w"), me)
+            .write(&b.path().join("w.json"))
+            .unwrap();
+        let dirs = [a.path().to_path_buf(), b.path().to_path_buf()];
+        let found = find_sessions(&dirs, Path::new("/w/x"));
+        assert_eq!(found.len(), 1);
+        // The same session registered twice is one entry.
+        info(Path::new("/w"), me)
+            .write(&a.path().join("w.json"))
+            .unwrap();
+        assert_eq!(find_sessions(&dirs, Path::new("/w/x")).len(), 1);
+        // An inner workspace in the later directory comes first.
+        info(Path::new("/w/x"), me)
+            .write(&b.path().join("x.json"))
+            .unwrap();
+        let found = find_sessions(&dirs, Path::new("/w/x/y"));
+        assert_eq!(found[0].workspace, Path::new("/w/x"));
+        // A file others may write is not trusted.
+        let p = b.path().join("x.json");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o622)).unwrap();
+        let found = find_sessions(&dirs, Path::new("/w/x/y"));
+        assert_eq!(found[0].workspace, Path::new("/w"));
     }
 
     #[test]

@@ -26,7 +26,13 @@ pub fn tool_list(supervisor: &Supervisor) -> Arc<[Tool]> {
     supervisor
         .tools()
         .iter()
-        .map(|t| to_mcp_tool(t.spec()))
+        .map(|t| {
+            let tool = to_mcp_tool(t.spec());
+            match t.output_schema() {
+                Some(schema) => tool.with_raw_output_schema(Arc::new(schema)),
+                None => tool,
+            }
+        })
         .collect()
 }
 
@@ -162,8 +168,19 @@ impl ServerHandler for AirlockHandler {
             context.ct.clone(),
             on_wait,
         );
+        let structured = self
+            .tools
+            .iter()
+            .any(|t| t.name == request.name && t.output_schema.is_some());
         match self.calls.track_future(call).await {
-            Ok(out) => Ok(to_call_result(out).into()),
+            Ok(mut out) => {
+                if structured {
+                    // A client that reads only `structuredContent` must see
+                    // an error's message too.
+                    out.ensure_structured();
+                }
+                Ok(to_call_result(out).into())
+            }
             Err(e @ CallError::UnknownTool { .. }) => {
                 Err(ErrorData::invalid_params(e.to_string(), None))
             }

@@ -20,6 +20,7 @@ use crate::supervisor::Supervisor;
 pub mod discovery;
 pub mod handler;
 pub mod relay;
+mod request_id;
 mod socket;
 pub mod transport;
 
@@ -74,11 +75,24 @@ pub async fn serve_connection<R, W>(
     let agent = handler.agent_slot();
     let calls = handler.calls();
     let reporter = (supervisor.clone(), agent.clone());
-    let transport =
-        transport::LineTransport::new(read, write).on_rejected(Box::new(move |error, raw| {
+    // The agent's input closing cancels its calls at once (rmcp would let
+    // them run on for its drain period).
+    let input_closed = CancellationToken::new();
+    let transport = transport::LineTransport::new(read, write)
+        .on_rejected(Box::new(move |error, raw| {
             let (sup, slot) = &reporter;
             sup.protocol_error(slot.current().as_ref(), error, raw);
-        }));
+        }))
+        .on_input_closed(input_closed.clone());
+    let watcher = {
+        let (sup, slot, closed) = (supervisor.clone(), agent.clone(), input_closed.clone());
+        tokio::spawn(async move {
+            closed.cancelled().await;
+            if let Some(agent) = slot.current() {
+                sup.agent_gone(&agent);
+            }
+        })
+    };
     // rmcp cancels the token it is given when the session ends: give it a
     // child so nothing else is cancelled with it.
     match rmcp::service::serve_server_with_ct(handler, transport, stop.child_token()).await {
@@ -87,6 +101,14 @@ pub async fn serve_connection<R, W>(
             Err(e) => tracing::error!("MCP session failed: {e}"),
         },
         Err(e) => tracing::info!("connection closed before an MCP session started: {e}"),
+    }
+    // However the session ended (but for the supervisor stopping, which
+    // cancels its calls itself), this agent's calls end with it.
+    if !stop.is_cancelled() {
+        input_closed.cancel();
+        let _ = watcher.await;
+    } else {
+        watcher.abort();
     }
     calls.close();
     if tokio::time::timeout(CALLS_DRAIN, calls.wait())

@@ -17,18 +17,30 @@ use super::discovery;
 /// How often `--wait` looks for a supervisor.
 const WAIT_POLL: Duration = Duration::from_millis(200);
 
+/// How long a failing connect waits for the agent's first request, to
+/// answer it with the error (clients write `initialize` right away).
+const REPLY_WINDOW: Duration = Duration::from_millis(1000);
+
+/// The JSON-RPC error code of "no supervisor" answers (server-defined range).
+pub const NO_SUPERVISOR_CODE: i64 = -32000;
+
 /// Why `airlock connect` could not relay.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
     /// No supervisor's workspace contains the current directory.
     #[error(
-        "no airlock supervisor is running for {}; start one with `airlock --workspace {}`",
-        .dir.display(), shell_quote(.dir)
+        "no airlock supervisor is running for {}; start one with `airlock --workspace {}`{}",
+        .dir.display(), shell_quote(.dir), looked_in(.searched)
     )]
     NotRunning {
         /// The directory connect was started in.
         dir: PathBuf,
+        /// The runtime directories searched.
+        searched: Vec<PathBuf>,
     },
+    /// The agent closed stdin while `--wait` waited: nothing was relayed.
+    #[error("the agent closed stdin before a supervisor appeared; nothing was relayed")]
+    StdinClosed,
     /// Nothing answers on the socket that was named.
     #[error(
         "no airlock supervisor is listening on {} ({reason}); start one with `airlock` in your workspace",
@@ -58,23 +70,141 @@ pub enum ConnectError {
 }
 
 /// Find the supervisor's socket and relay bytes both ways until either side
-/// closes.
-pub async fn connect(socket: Option<PathBuf>, wait: bool) -> anyhow::Result<ExitCode> {
+/// closes. `say` prints a line for the human (stderr). With `wait`, keep
+/// looking (saying so once) until a supervisor appears or the agent closes
+/// stdin. When no supervisor can be reached, the error is said first, then
+/// a request the agent already sent (its `initialize`) is answered with a
+/// JSON-RPC error carrying the same message, so the agent can show it; the
+/// exit code is 1.
+pub async fn connect(
+    socket: Option<PathBuf>,
+    wait: bool,
+    say: impl Fn(&str),
+) -> anyhow::Result<ExitCode> {
+    let mut stdin = StdinReader::start()?;
+    let mut waiting = false;
     let stream = loop {
-        match find_and_connect(socket.as_deref()) {
+        match find_and_connect(socket.as_deref()).and_then(check_peer) {
             Ok(s) => break s,
             Err(e @ (ConnectError::NotRunning { .. } | ConnectError::NoListener { .. }))
                 if wait =>
             {
-                tracing::debug!("waiting for a supervisor: {e}");
-                tokio::time::sleep(WAIT_POLL).await;
+                if !waiting {
+                    waiting = true;
+                    say(&format!(
+                        "waiting for a supervisor ({e}); exits when stdin closes"
+                    ));
+                }
+                if !stdin.wait_for_input(WAIT_POLL).await {
+                    say(&ConnectError::StdinClosed.to_string());
+                    return Ok(ExitCode::from(1));
+                }
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                // Said before the reply: a client may end us once it has it.
+                let message = e.to_string();
+                say(&message);
+                stdin.answer_requests(&message).await;
+                return Ok(ExitCode::from(1));
+            }
         }
     };
-    let stream = check_peer(stream)?;
-    relay(stream).await.map_err(ConnectError::Relay)?;
+    relay(stream, stdin).await.map_err(ConnectError::Relay)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The agent's stdin, read on its own thread (a read on stdin cannot be
+/// cancelled) into a channel; what arrives before the relay starts is kept.
+pub struct StdinReader {
+    rx: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+    pending: Vec<u8>,
+    closed: bool,
+}
+
+impl StdinReader {
+    /// Start reading this process's stdin.
+    pub fn start() -> io::Result<Self> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        std::thread::Builder::new()
+            .name("relay-stdin".into())
+            .spawn(move || {
+                let mut stdin = io::stdin().lock();
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    match stdin.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            if tx.send(buf[..n].to_vec()).is_err() {
+                                break;
+                            }
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            tracing::debug!("stdin ended: {e}");
+                            break;
+                        }
+                    }
+                }
+            })?;
+        Ok(Self {
+            rx,
+            pending: Vec::new(),
+            closed: false,
+        })
+    }
+
+    /// Keep what arrives for up to `period`; false once stdin has closed.
+    async fn wait_for_input(&mut self, period: Duration) -> bool {
+        let until = tokio::time::Instant::now() + period;
+        while !self.closed {
+            match tokio::time::timeout_at(until, self.rx.recv()).await {
+                Ok(Some(chunk)) => self.pending.extend_from_slice(&chunk),
+                Ok(None) => self.closed = true,
+                Err(_) => break,
+            }
+        }
+        !self.closed
+    }
+
+    /// Answer every request (a JSON-RPC message with an `id` and a
+    /// `method`) that arrives within [`REPLY_WINDOW`] with an error saying
+    /// `message`, on stdout.
+    async fn answer_requests(&mut self, message: &str) {
+        let until = tokio::time::Instant::now() + REPLY_WINDOW;
+        while !self.closed && !self.pending.contains(&b'\n') {
+            if tokio::time::Instant::now() >= until {
+                break;
+            }
+            self.wait_for_input(Duration::from_millis(50)).await;
+        }
+        let replies = error_replies(&self.pending, message);
+        if replies.is_empty() {
+            return;
+        }
+        let mut out = io::stdout().lock();
+        let _ = out.write_all(replies.as_bytes()).and_then(|()| out.flush());
+    }
+}
+
+/// One JSON-RPC error line for each complete request line in `input`.
+pub fn error_replies(input: &[u8], message: &str) -> String {
+    let mut out = String::new();
+    for line in input.split(|b| *b == b'\n') {
+        let Ok(msg) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let (Some(id), Some(_)) = (msg.get("id"), msg.get("method")) else {
+            continue;
+        };
+        let reply = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": { "code": NO_SUPERVISOR_CODE, "message": message },
+        });
+        out.push_str(&reply.to_string());
+        out.push('\n');
+    }
+    out
 }
 
 /// Only talk to a supervisor run by our own user (the agent's traffic
@@ -92,37 +222,48 @@ fn check_peer(stream: UnixStream) -> Result<UnixStream, ConnectError> {
 }
 
 /// Connect to `--socket`/`AIRLOCK_SOCKET`, else to the supervisor whose
-/// workspace contains the current directory.
+/// workspace contains the current directory, registered in any runtime
+/// directory a supervisor of ours may use ([`crate::dirs::runtime_dir_candidates`]).
 pub fn find_and_connect(socket: Option<&Path>) -> Result<UnixStream, ConnectError> {
-    let socket = match socket {
-        Some(s) => s.to_path_buf(),
-        None => {
-            let cwd = std::env::current_dir().map_err(ConnectError::CurrentDir)?;
-            let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-            let runtime = crate::dirs::runtime_dir().map_err(ConnectError::RuntimeDir)?;
-            let Some(info) = discovery::find_session(&runtime, &cwd) else {
-                return Err(ConnectError::NotRunning { dir: cwd });
-            };
-            return UnixStream::connect(&info.socket)
-                .map_err(|_| ConnectError::NotRunning { dir: cwd });
+    if let Some(socket) = socket {
+        return UnixStream::connect(socket).map_err(|e| ConnectError::NoListener {
+            socket: socket.to_path_buf(),
+            reason: e.to_string(),
+        });
+    }
+    let cwd = std::env::current_dir().map_err(ConnectError::CurrentDir)?;
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let searched = crate::dirs::runtime_dir_candidates();
+    for info in discovery::find_sessions(&searched, &cwd) {
+        match UnixStream::connect(&info.socket) {
+            Ok(s) => return Ok(s),
+            Err(e) => tracing::debug!(socket = %info.socket.display(), "not answering: {e}"),
         }
-    };
-    UnixStream::connect(&socket).map_err(|e| ConnectError::NoListener {
-        socket,
-        reason: e.to_string(),
-    })
+    }
+    Err(ConnectError::NotRunning { dir: cwd, searched })
 }
 
 /// Copy stdin → socket and socket → stdout. Ends when the supervisor side
 /// closes (or stdout is gone); when stdin ends first, the socket's write
 /// side is shut down so the supervisor sees EOF and finishes its replies.
-pub async fn relay(stream: UnixStream) -> io::Result<()> {
+pub async fn relay(stream: UnixStream, stdin: StdinReader) -> io::Result<()> {
     let up = stream.try_clone()?;
     std::thread::Builder::new()
-        .name("relay-stdin".into())
+        .name("relay-up".into())
         .spawn(move || {
+            let StdinReader {
+                mut rx, pending, ..
+            } = stdin;
             let mut up = up;
-            if let Err(e) = pump(&mut io::stdin().lock(), &mut up) {
+            let mut send = |bytes: &[u8]| up.write_all(bytes).and_then(|()| up.flush());
+            let mut result = send(&pending);
+            while result.is_ok() {
+                match rx.blocking_recv() {
+                    Some(chunk) => result = send(&chunk),
+                    None => break,
+                }
+            }
+            if let Err(e) = result {
                 tracing::debug!("stdin → socket ended: {e}");
             }
             let _ = up.shutdown(Shutdown::Write);
@@ -160,6 +301,15 @@ fn pump(from: &mut impl Read, to: &mut impl Write) -> io::Result<()> {
     }
 }
 
+/// ` (looked in A, B)` for the error message.
+fn looked_in(dirs: &[PathBuf]) -> String {
+    if dirs.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    format!(" (looked in {})", list.join(", "))
+}
+
 /// `path` as a shell word.
 fn shell_quote(path: &Path) -> String {
     let s = path.display().to_string();
@@ -187,10 +337,33 @@ mod tests {
     fn not_running_names_the_command() {
         let e = ConnectError::NotRunning {
             dir: PathBuf::from("/w s"),
+            searched: vec![],
         };
         assert_eq!(
             e.to_string(),
             "no airlock supervisor is running for /w s; start one with `airlock --workspace '/w s'`"
         );
+        let e = ConnectError::NotRunning {
+            dir: PathBuf::from("/w"),
+            searched: vec![PathBuf::from("/a"), PathBuf::from("/b")],
+        };
+        assert!(e.to_string().ends_with(" (looked in /a, /b)"), "{e}");
+    }
+
+    #[test]
+    fn requests_get_an_error_reply_and_notifications_none() {
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"initialize\",\"params\":{}}\n\
+            {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n\
+            not json\n{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"tools/list\"}\n";
+        let out = error_replies(input, "no supervisor");
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert_eq!(lines[0]["id"], 7);
+        assert_eq!(lines[0]["error"]["code"], NO_SUPERVISOR_CODE);
+        assert_eq!(lines[0]["error"]["message"], "no supervisor");
+        assert_eq!(lines[1]["id"], "x");
     }
 }

@@ -69,6 +69,9 @@ pub struct Listening {
 pub struct SocketServer {
     listener: UnixListener,
     listening: Listening,
+    /// The session registered a second time, for agents started without
+    /// `XDG_RUNTIME_DIR` (see [`crate::dirs::also_register_in`]).
+    also_info: Option<PathBuf>,
     sigterm: Signal,
     sigint: Signal,
 }
@@ -104,7 +107,8 @@ impl SocketServer {
                 }
             }
         })?;
-        let server = Self {
+        let mut server = Self {
+            also_info: None,
             listener,
             listening: Listening {
                 workspace: session.workspace.clone(),
@@ -122,19 +126,19 @@ impl SocketServer {
                 source,
             },
         )?;
-        SessionInfo {
+        let info = SessionInfo {
             workspace: session.workspace.clone(),
             socket,
             pid: std::process::id(),
             audit: session.audit_path.clone(),
             version: crate::VERSION.to_string(),
-        }
-        .write(&info_file)
-        .map_err(|source| SocketError::Io {
+        };
+        info.write(&info_file).map_err(|source| SocketError::Io {
             what: "cannot write",
             path: info_file,
             source,
         })?;
+        server.also_info = register_also(runtime, &info);
         Ok(server)
     }
 
@@ -191,11 +195,27 @@ impl SocketServer {
 impl Drop for SocketServer {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.listening.socket);
-        // Only remove the info file if it still describes this process.
-        if SessionInfo::read(&self.listening.info_file)
-            .is_some_and(|info| info.pid == std::process::id())
-        {
-            let _ = std::fs::remove_file(&self.listening.info_file);
+        // Only remove an info file if it still describes this process.
+        let files = std::iter::once(&self.listening.info_file).chain(self.also_info.as_ref());
+        for file in files {
+            if SessionInfo::read(file).is_some_and(|info| info.pid == std::process::id()) {
+                let _ = std::fs::remove_file(file);
+            }
+        }
+    }
+}
+
+/// Publish `info` a second time where an agent without `XDG_RUNTIME_DIR`
+/// looks (a private directory too). A failure only costs that agent the
+/// discovery, so it is logged, not fatal.
+fn register_also(runtime: &Path, info: &SessionInfo) -> Option<PathBuf> {
+    let dir = crate::dirs::also_register_in(runtime)?;
+    let file = crate::dirs::session_info_path(&dir, &info.workspace);
+    match crate::dirs::ensure_private_dir(&dir).and_then(|()| info.write(&file)) {
+        Ok(()) => Some(file),
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), "cannot register the session a second time: {e}");
+            None
         }
     }
 }

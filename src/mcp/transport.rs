@@ -32,6 +32,9 @@ pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// Outgoing lines waiting for the writer task.
 const OUT_QUEUE: usize = 256;
 
+/// Bytes of an oversized line's start and end kept to find its id in.
+const ID_WINDOW: usize = 64 * 1024;
+
 /// What one bounded line read produced.
 enum Line {
     /// A whole line is in the buffer.
@@ -61,6 +64,9 @@ pub struct LineTransport<R> {
     line: Vec<u8>,
     /// Bytes of an oversized line skipped so far (`Some` while skipping).
     skipping: Option<usize>,
+    /// The start and the end (so far) of the line being skipped.
+    skipped_head: Vec<u8>,
+    skipped_tail: Vec<u8>,
     /// An error reply not yet queued (kept here so a cancelled `receive`
     /// loses nothing).
     pending_reply: Option<Vec<u8>>,
@@ -71,6 +77,8 @@ pub struct LineTransport<R> {
     writer: Option<JoinHandle<()>>,
     /// Told about every message answered with an error here (to audit it).
     on_rejected: Option<RejectHook>,
+    /// Cancelled once the peer's input ends (EOF or a read error).
+    input_closed: Option<tokio_util::sync::CancellationToken>,
 }
 
 /// Called with the error sent back and the offending bytes (possibly cut).
@@ -92,11 +100,27 @@ where
             reader: BufReader::with_capacity(64 * 1024, read),
             line: Vec::new(),
             skipping: None,
+            skipped_head: Vec::new(),
+            skipped_tail: Vec::new(),
             pending_reply: None,
             started: false,
             out: Some(tx),
             writer: Some(writer),
             on_rejected: None,
+            input_closed: None,
+        }
+    }
+
+    /// Cancel `token` as soon as the peer's input ends (the agent closed
+    /// stdin or the socket), before rmcp winds the session down.
+    pub fn on_input_closed(mut self, token: tokio_util::sync::CancellationToken) -> Self {
+        self.input_closed = Some(token);
+        self
+    }
+
+    fn input_ended(&self) {
+        if let Some(t) = &self.input_closed {
+            t.cancel();
         }
     }
 
@@ -144,8 +168,14 @@ where
             let take = newline.map_or(available.len(), |i| i + 1);
             if let Some(skipped) = self.skipping.as_mut() {
                 *skipped += take;
+                keep_tail(&mut self.skipped_tail, &available[..take]);
             } else if self.line.len() + take > MAX_MESSAGE_BYTES + 1 {
                 self.skipping = Some(self.line.len() + take);
+                let head = ID_WINDOW.min(self.line.len());
+                self.skipped_head = self.line[..head].to_vec();
+                self.skipped_tail.clear();
+                keep_tail(&mut self.skipped_tail, &self.line[head..]);
+                keep_tail(&mut self.skipped_tail, &available[..take]);
                 self.line.clear();
                 self.line.shrink_to(64 * 1024);
             } else {
@@ -227,13 +257,20 @@ where
                 }
                 Line::Oversized(len) => {
                     tracing::warn!(len, "discarded an oversized message");
-                    let reply = too_large(len);
+                    let id = super::request_id::recover(&self.skipped_head, &self.skipped_tail);
+                    self.skipped_head = Vec::new();
+                    self.skipped_tail = Vec::new();
+                    let reply = too_large(len, id);
                     self.report(&reply, format!("[{len} bytes discarded]").as_bytes());
                     Classified::Reply(reply)
                 }
-                Line::Eof => return None,
+                Line::Eof => {
+                    self.input_ended();
+                    return None;
+                }
                 Line::Failed(e) => {
                     tracing::warn!("reading the connection failed: {e}");
+                    self.input_ended();
                     return None;
                 }
             };
@@ -258,7 +295,7 @@ where
                     }
                     return Some(msg);
                 }
-                Classified::Reply(reply) => match encode(&reply) {
+                Classified::Reply(reply) => match encode_reply(&reply) {
                     Ok(bytes) => self.pending_reply = Some(bytes),
                     Err(e) => tracing::error!("cannot encode an error reply: {e}"),
                 },
@@ -308,11 +345,38 @@ fn encode(msg: &ServerJsonRpcMessage) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// An error reply as a line; one that could not name its request says
+/// `"id": null`, as JSON-RPC asks.
+fn encode_reply(msg: &ServerJsonRpcMessage) -> io::Result<Vec<u8>> {
+    let mut v = serde_json::to_value(msg).map_err(io::Error::other)?;
+    if let Value::Object(m) = &mut v
+        && m.contains_key("error")
+    {
+        m.entry("id").or_insert(Value::Null);
+    }
+    let mut bytes = serde_json::to_vec(&v).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// Keep the last [`ID_WINDOW`] bytes of what was skipped.
+fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
+    if more.len() >= ID_WINDOW {
+        tail.clear();
+        tail.extend_from_slice(&more[more.len() - ID_WINDOW..]);
+        return;
+    }
+    tail.extend_from_slice(more);
+    if tail.len() > 2 * ID_WINDOW {
+        tail.drain(..tail.len() - ID_WINDOW);
+    }
+}
+
 fn error_reply(error: ErrorData, id: Option<RequestId>) -> Classified {
     Classified::Reply(ServerJsonRpcMessage::error(error, id))
 }
 
-fn too_large(len: usize) -> ServerJsonRpcMessage {
+fn too_large(len: usize, id: Option<RequestId>) -> ServerJsonRpcMessage {
     ServerJsonRpcMessage::error(
         ErrorData::invalid_request(
             format!(
@@ -321,7 +385,7 @@ fn too_large(len: usize) -> ServerJsonRpcMessage {
             ),
             None,
         ),
-        None,
+        id,
     )
 }
 
@@ -348,22 +412,38 @@ fn classify(raw: &[u8]) -> Classified {
         Ok(msg) => return Classified::Message(msg),
         Err(e) => e,
     };
+    // Unreadable: answered with the request's id when it can be found
+    // (a lone surrogate, a cut message), so the client is not left waiting.
     if err.is_syntax() || err.is_eof() {
+        let why = if has_surrogate_escape(line) {
+            "a string holds a lone UTF-16 surrogate escape (\\ud800-\\udfff without its pair), \
+             which is not Unicode"
+        } else {
+            "the message is not valid JSON"
+        };
         return error_reply(
-            ErrorData::parse_error(
-                format!("parse error: the message is not valid JSON ({err})"),
-                None,
-            ),
-            None,
+            ErrorData::parse_error(format!("parse error: {why} ({err})"), None),
+            super::request_id::recover(line, line),
         );
     }
     match serde_json::from_slice::<Value>(line) {
         Ok(value) => diagnose(value, &err),
         Err(e) => error_reply(
             ErrorData::parse_error(format!("parse error: {e}"), None),
-            None,
+            super::request_id::recover(line, line),
         ),
     }
+}
+
+/// True when `line` has a `\uD800`–`\uDFFF` escape (serde refuses one
+/// that is not half of a pair).
+fn has_surrogate_escape(line: &[u8]) -> bool {
+    line.windows(4).any(|w| {
+        w[0] == b'\\'
+            && w[1] == b'u'
+            && w[2].eq_ignore_ascii_case(&b'd')
+            && matches!(w[3].to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f')
+    })
 }
 
 /// Valid JSON that is not a message rmcp understands: say what is wrong,

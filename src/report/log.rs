@@ -241,6 +241,7 @@ pub fn who(d: &Decision, workspace: Option<&str>) -> String {
         DecidedBy::Scope => "by the path scope".into(),
         DecidedBy::InvalidArguments => "(invalid arguments)".into(),
         DecidedBy::Shutdown => "(the supervisor shut down)".into(),
+        DecidedBy::Disconnected => "(the agent disconnected)".into(),
         DecidedBy::ConfirmerFailed => "(the prompt failed)".into(),
     };
     if let Some(cmd) = &d.edited_command {

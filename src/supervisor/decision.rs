@@ -52,6 +52,8 @@ pub enum DecidedBy {
     Timeout,
     /// The agent cancelled the call while it waited.
     Cancelled,
+    /// The agent's connection closed while the call waited.
+    Disconnected,
     /// The path scope refused it (outside the roots, excluded, not a file …).
     Scope,
     /// The arguments were invalid; the call could not be understood.
@@ -60,6 +62,18 @@ pub enum DecidedBy {
     Shutdown,
     /// The confirmer failed (dropped, panicked, closed); never an approval.
     ConfirmerFailed,
+}
+
+/// Why a call that had started ended as `cancelled`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelCause {
+    /// The agent cancelled it (`notifications/cancelled`).
+    Agent,
+    /// The agent's connection closed (stdin or the socket).
+    Disconnect,
+    /// The supervisor shut down.
+    Shutdown,
 }
 
 /// The final decision about a call.
@@ -116,7 +130,7 @@ impl Decision {
             DecidedBy::User | DecidedBy::Headless | DecidedBy::ConfirmerFailed => "denied",
             DecidedBy::Rule { .. } | DecidedBy::Grant { .. } => "blocked",
             DecidedBy::Timeout => "timeout",
-            DecidedBy::Cancelled | DecidedBy::Shutdown => "cancelled",
+            DecidedBy::Cancelled | DecidedBy::Disconnected | DecidedBy::Shutdown => "cancelled",
             DecidedBy::Scope | DecidedBy::InvalidArguments => "refused",
             DecidedBy::ApproveAll => "denied",
         }

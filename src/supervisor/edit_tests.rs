@@ -160,6 +160,9 @@ async fn the_edited_command_runs_and_the_agent_is_told() {
         out.text
     );
     let s = out.structured.unwrap();
+    // The structured form carries the same notice the text starts with.
+    let notice = s["notice"].as_str().unwrap();
+    assert_eq!(out.text, format!("{notice}\noutput of rm -rf build/tmp"));
     assert_eq!(s["proposed_command"], "rm -rf build");
     assert_eq!(s["command"], "rm -rf build/tmp");
     let d = decided(&f.audit_path);

@@ -15,6 +15,6 @@ pub use call::{AgentInfo, CallId, CallInfo, Proposal, Subject, ToolKind, WriteAc
 pub use confirm::{
     ApproveAllConfirmer, ConfirmRequest, Confirmer, HEADLESS_MESSAGE, HeadlessConfirmer,
 };
-pub use decision::{DecidedBy, Decision, PolicyVerdict, Verdict};
+pub use decision::{CancelCause, DecidedBy, Decision, PolicyVerdict, Verdict};
 pub use events::{CallOutcome, Event, EventBus};
 pub use pipeline::{CallError, Supervisor, SupervisorParts, WaitHook, refusal_message};

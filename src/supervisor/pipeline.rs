@@ -1,7 +1,8 @@
 //! The supervisor: runs every call through the pipeline, in order.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -10,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::call::{AgentInfo, CallId, CallInfo, Proposal, Subject, ToolKind};
 use super::confirm::{ConfirmRequest, Confirmer};
-use super::decision::{DecidedBy, Decision, PolicyVerdict, Verdict};
+use super::decision::{CancelCause, DecidedBy, Decision, PolicyVerdict, Verdict};
 use super::events::{CallOutcome, Event, EventBus};
 use crate::audit::{AuditError, AuditEvent, AuditLog, bounded_args, excerpt};
 use crate::policy::Policy;
@@ -79,6 +80,9 @@ pub struct Supervisor {
     next_call: AtomicU64,
     next_agent: AtomicU64,
     shutdown: CancellationToken,
+    /// Per connected agent: cancelled when its connection closes, which
+    /// cancels every call it has in flight.
+    connections: Mutex<HashMap<u64, CancellationToken>>,
 }
 
 impl Supervisor {
@@ -96,6 +100,7 @@ impl Supervisor {
             next_call: AtomicU64::new(1),
             next_agent: AtomicU64::new(1),
             shutdown: CancellationToken::new(),
+            connections: Mutex::new(HashMap::new()),
         })
     }
 
@@ -201,6 +206,8 @@ impl Supervisor {
             name,
             version: version.map(|v| excerpt(v, 64)),
         };
+        self.connections_lock()
+            .insert(agent.id, CancellationToken::new());
         self.record(&AuditEvent::AgentConnected {
             agent: agent.clone(),
         });
@@ -218,8 +225,43 @@ impl Supervisor {
         });
     }
 
+    /// An agent's connection closed (its stdin or socket ended): every call
+    /// it has in flight is cancelled now — prompts closed, commands killed —
+    /// and audited as cancelled by the disconnect. Calls it makes after this
+    /// are cancelled at once.
+    pub fn agent_gone(&self, agent: &AgentInfo) {
+        if let Some(token) = self.connections_lock().get(&agent.id) {
+            token.cancel();
+        }
+    }
+
+    /// The token cancelled when `agent`'s connection closes.
+    fn connection_token(&self, agent: &AgentInfo) -> CancellationToken {
+        self.connections_lock().entry(agent.id).or_default().clone()
+    }
+
+    fn connections_lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, CancellationToken>> {
+        self.connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Why a call whose token fired was cancelled.
+    fn cancel_cause(&self, gone: &CancellationToken) -> CancelCause {
+        if gone.is_cancelled() {
+            CancelCause::Disconnect
+        } else if self.shutdown.is_cancelled() {
+            CancelCause::Shutdown
+        } else {
+            CancelCause::Agent
+        }
+    }
+
     /// An agent connection ended.
     pub fn agent_disconnected(&self, agent: &AgentInfo) {
+        if let Some(token) = self.connections_lock().remove(&agent.id) {
+            token.cancel();
+        }
         for tool in self.tools.iter() {
             tool.agent_disconnected(agent);
         }
@@ -240,6 +282,7 @@ impl Supervisor {
         on_wait: Option<WaitHook>,
     ) -> Result<ToolOutput, CallError> {
         let started = Instant::now();
+        let gone = self.connection_token(agent);
         let id = self.next_call.fetch_add(1, Ordering::Relaxed);
         let args = args.unwrap_or_default();
         let received_at = chrono::Utc::now();
@@ -267,6 +310,17 @@ impl Supervisor {
         };
         let kind = tool.spec().kind;
         info.kind = Some(kind);
+        // A call that changes things ends with its agent's connection (the
+        // agent's cancellation or the disconnect, whichever comes first); a
+        // running read-only call changes nothing and is bounded by the
+        // timeout, so it still answers a client that closed its input
+        // after its last request.
+        let (cancel, _unlink) = if kind == ToolKind::Read {
+            (cancel, None)
+        } else {
+            let (c, guard) = link(cancel, &gone);
+            (c, Some(guard))
+        };
 
         // 2. Arguments and path scope: refused outright, never prompted.
         // Preparing a write reads the file and computes its diff, so it runs
@@ -311,7 +365,7 @@ impl Supervisor {
 
         // 3. Policy, then 4. the confirmer only on "ask".
         let verdict = self.policy.evaluate(tool_name, kind, &invocation.subject());
-        let decision = self.decide(&info, verdict, &cancel, on_wait).await;
+        let decision = self.decide(&info, verdict, &cancel, &gone, on_wait).await;
         // 4b. The human edited the command: prepare the edited call and
         // judge it again (guardrails and deny rules still hold).
         let (decision, invocation, edit) = match decision.edited_command.clone() {
@@ -357,6 +411,7 @@ impl Supervisor {
                 &out,
                 started,
                 info.proposal.as_deref(),
+                None,
             );
             return Ok(out);
         }
@@ -409,7 +464,15 @@ impl Supervisor {
             // bash.max_output_bytes, which is larger.
             cap_output(&mut out, self.limits.max_output_bytes.max(1024));
         }
-        self.finish(id, status, &out, started, info.proposal.as_deref());
+        let cancelled_by = (status == "cancelled").then(|| self.cancel_cause(&gone));
+        self.finish(
+            id,
+            status,
+            &out,
+            started,
+            info.proposal.as_deref(),
+            cancelled_by,
+        );
         Ok(out)
     }
 
@@ -473,8 +536,17 @@ impl Supervisor {
         info: &CallInfo,
         verdict: PolicyVerdict,
         cancel: &CancellationToken,
+        gone: &CancellationToken,
         on_wait: Option<WaitHook>,
     ) -> Decision {
+        let cancelled = || {
+            let by = if gone.is_cancelled() {
+                DecidedBy::Disconnected
+            } else {
+                DecidedBy::Cancelled
+            };
+            Decision::deny(by, None)
+        };
         let by_rule = if verdict.source == crate::policy::SESSION {
             DecidedBy::Grant {
                 rule: verdict.rule.clone(),
@@ -493,8 +565,8 @@ impl Supervisor {
             }
             Verdict::Ask => {}
         }
-        if cancel.is_cancelled() {
-            return Decision::deny(DecidedBy::Cancelled, None);
+        if cancel.is_cancelled() || gone.is_cancelled() {
+            return cancelled();
         }
         let prompt_cancel = cancel.child_token();
         let request = ConfirmRequest {
@@ -519,7 +591,8 @@ impl Supervisor {
                         Decision::deny(DecidedBy::ConfirmerFailed, None)
                     }
                 },
-                _ = cancel.cancelled() => break Decision::deny(DecidedBy::Cancelled, None),
+                _ = cancel.cancelled() => break cancelled(),
+                _ = gone.cancelled() => break cancelled(),
                 _ = self.shutdown.cancelled() => break Decision::deny(DecidedBy::Shutdown, None),
                 _ = sleep_until(deadline) => break Decision::deny(DecidedBy::Timeout, None),
                 _ = tick.tick() => {
@@ -561,6 +634,7 @@ impl Supervisor {
             &ToolOutput::error(text),
             started,
             None,
+            None,
         );
         Ok(())
     }
@@ -573,6 +647,7 @@ impl Supervisor {
         out: &ToolOutput,
         started: Instant,
         proposal: Option<&Proposal>,
+        cancelled_by: Option<CancelCause>,
     ) {
         let duration_ms = started.elapsed().as_millis() as u64;
         let diff = proposal.and_then(|p| p.diff.as_deref());
@@ -593,6 +668,7 @@ impl Supervisor {
                 diff_sha256: diff.map(|d| hex::encode(Sha256::digest(d.as_bytes()))),
                 diff_truncated: diff.is_some_and(|d| d.len() > MAX_AUDIT_DIFF),
             }),
+            cancelled_by,
         });
         self.events.emit(Event::CallFinished {
             id,
@@ -615,6 +691,29 @@ impl Supervisor {
     }
 }
 
+/// A token cancelled when `cancel` or `gone` is, and a guard that ends the
+/// link (its task) when the call is over.
+fn link(
+    cancel: CancellationToken,
+    gone: &CancellationToken,
+) -> (CancellationToken, tokio_util::sync::DropGuard) {
+    let merged = cancel.child_token();
+    let done = CancellationToken::new();
+    if gone.is_cancelled() {
+        merged.cancel();
+    } else {
+        let (m, d, g) = (merged.clone(), done.clone(), gone.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = g.cancelled() => m.cancel(),
+                _ = d.cancelled() => {}
+                _ = m.cancelled() => {}
+            }
+        });
+    }
+    (merged, done.drop_guard())
+}
+
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
@@ -625,10 +724,9 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
 /// Tell the agent that the human edited its command: what it proposed and
 /// what ran, in the text and the structured result.
 fn say_what_ran(out: &mut ToolOutput, proposed: &str, ran: &str) {
-    out.text = format!(
-        "[the user edited the command before approving it]\nproposed: {proposed}\nran: {ran}\n\n{}",
-        out.text
-    );
+    out.add_notice(&format!(
+        "[the user edited the command before approving it]\nproposed: {proposed}\nran: {ran}\n"
+    ));
     if let Some(Value::Object(m)) = &mut out.structured {
         m.insert(
             "proposed_command".into(),
@@ -704,6 +802,9 @@ pub fn refusal_message(d: &Decision) -> String {
                 .into()
         }
         DecidedBy::Cancelled => "the call was cancelled before it ran.".into(),
+        DecidedBy::Disconnected => {
+            "the agent disconnected while the call waited; it was not run.".into()
+        }
         DecidedBy::Shutdown => "the airlock supervisor closed; the call was not run.".into(),
         DecidedBy::ConfirmerFailed => {
             "the approval prompt failed, so the call was not run (treated as denied).".into()

@@ -135,6 +135,13 @@ pub trait Tool: Send + Sync + 'static {
         scope: &Scope,
     ) -> Result<Box<dyn Invocation>, ToolError>;
 
+    /// The JSON Schema of the tool's `structuredContent` (an object
+    /// schema), for tools whose results have structure. Such a tool returns
+    /// structured content with every result (errors as `{"error": …}`).
+    fn output_schema(&self) -> Option<Map<String, Value>> {
+        None
+    }
+
     /// An agent's connection ended: drop what the tool keeps for it (bash
     /// ends that agent's shell).
     fn agent_disconnected(&self, _agent: &AgentInfo) {}

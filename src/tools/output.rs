@@ -1,6 +1,6 @@
 //! Tool results and the bounded buffer tools write them into.
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 /// The result of one call, as returned to the agent.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +41,55 @@ impl ToolOutput {
         self.structured = Some(value);
         self
     }
+
+    /// Put a line (or lines) in front of the result, in both forms: the
+    /// text starts with `note` and a newline, and the structured form's
+    /// `notice` starts with it the same way.
+    pub fn add_notice(&mut self, note: &str) {
+        self.text = format!("{note}\n{}", self.text);
+        if let Some(Value::Object(m)) = &mut self.structured {
+            let notice = match m.get("notice").and_then(Value::as_str) {
+                Some(old) => format!("{note}\n{old}"),
+                None => note.to_string(),
+            };
+            m.insert("notice".into(), Value::String(notice));
+        }
+    }
+
+    /// For a tool that declares an output schema: make sure the structured
+    /// form is there. An error without its own structure carries its
+    /// message as `{"error": text}` (the text content is the same message).
+    pub fn ensure_structured(&mut self) {
+        if self.structured.is_none() && self.is_error {
+            self.structured = Some(json!({ "error": self.text }));
+        }
+    }
+}
+
+/// The structured form of a result that is only a message: an error
+/// (`{"error": …}`) carries exactly its text content.
+pub fn error_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "The call failed or was not run (denied, refused, cancelled, timed out): \
+            the message is the whole result, the same as the text content.",
+        "properties": { "error": { "type": "string" } },
+        "required": ["error"],
+        "additionalProperties": false,
+    })
+}
+
+/// An `outputSchema`: an object that is either `success` or an error
+/// message (see [`error_schema`]).
+pub fn with_error_alternative(mut success: Value) -> Map<String, Value> {
+    // Every field a result may carry is declared: nothing drifts unseen.
+    if let Value::Object(s) = &mut success {
+        s.entry("additionalProperties").or_insert(json!(false));
+    }
+    let mut m = Map::new();
+    m.insert("type".into(), json!("object"));
+    m.insert("oneOf".into(), json!([success, error_schema()]));
+    m
 }
 
 /// A text buffer that stops accepting text at a byte limit and remembers

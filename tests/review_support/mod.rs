@@ -151,6 +151,7 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
             output_sha256: "0".repeat(64),
             excerpt: c.excerpt.into(),
             change: c.change,
+            cancelled_by: None,
         },
     );
 }

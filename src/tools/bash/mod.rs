@@ -147,6 +147,10 @@ impl Tool for Bash {
         &self.spec
     }
 
+    fn output_schema(&self) -> Option<Map<String, Value>> {
+        Some(result::output_schema())
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,

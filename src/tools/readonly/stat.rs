@@ -50,6 +50,10 @@ impl Tool for Stat {
         &self.spec
     }
 
+    fn output_schema(&self) -> Option<Map<String, Value>> {
+        Some(output_schema())
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,
@@ -120,6 +124,33 @@ fn mode_string(kind: FileKind, mode: u32) -> String {
 fn modified(meta: &Metadata) -> Option<String> {
     let t: DateTime<Utc> = meta.modified().ok()?.into();
     Some(t.to_rfc3339_opts(SecondsFormat::Secs, true))
+}
+
+/// The `outputSchema` of `stat`.
+fn output_schema() -> Map<String, Value> {
+    let kinds = json!([
+        "file",
+        "directory",
+        "symlink",
+        "fifo",
+        "socket",
+        "char_device",
+        "block_device"
+    ]);
+    crate::tools::output::with_error_alternative(json!({
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "type": {"type": "string", "enum": kinds},
+            "size": {"type": "integer", "minimum": 0},
+            "permissions": {"type": "string", "description": "Octal, e.g. 0644."},
+            "mode": {"type": "string", "description": "rwx form, e.g. -rw-r--r--."},
+            "modified": {"type": ["string", "null"], "description": "RFC 3339, UTC."},
+            "target": {"type": "string", "description": "A symlink's target."},
+            "target_type": {"anyOf": [{"type": "string", "enum": kinds}, {"type": "null"}]},
+        },
+        "required": ["path", "type", "size", "permissions", "mode", "modified"],
+    }))
 }
 
 fn stat(path: &str, ctx: &RunContext) -> ToolOutput {

@@ -42,6 +42,10 @@ impl Tool for Wc {
         &self.spec
     }
 
+    fn output_schema(&self) -> Option<Map<String, Value>> {
+        Some(output_schema())
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,
@@ -74,27 +78,49 @@ fn wc(f: &Opened, ctx: &RunContext) -> ToolOutput {
         read.bytes.len() as u64
     };
     let shown = text::escape(&f.shown).into_owned();
-    let mut out = ToolOutput::ok(format!(
-        "{shown}: {lines} lines, {words} words, {bytes} bytes\n"
-    ))
-    .with_structured(json!({
+    let note = read.cut.then(|| {
+        format!(
+            "truncated: lines and words count only the first {} bytes ({}); bytes is the full size",
+            read.bytes.len(),
+            text::read_limit_note(ctx, size)
+        )
+    });
+    // The text and the structured form carry the same counts and note.
+    let mut structured = json!({
         "path": f.shown,
         "lines": lines,
         "words": words,
         "bytes": bytes,
-    }));
-    if read.cut {
+        "truncated": read.cut,
+    });
+    if let Some(n) = &note {
+        structured["note"] = json!(n);
+    }
+    let mut out = ToolOutput::ok(format!(
+        "{shown}: {lines} lines, {words} words, {bytes} bytes\n"
+    ))
+    .with_structured(structured);
+    if let Some(n) = &note {
         out.truncated = true;
-        text::append_note(
-            &mut out,
-            &format!(
-                "truncated: lines and words count only the first {} bytes ({}); bytes is the full size",
-                read.bytes.len(),
-                text::read_limit_note(ctx, size)
-            ),
-        );
+        text::append_note(&mut out, n);
     }
     out
+}
+
+/// The `outputSchema` of `wc`.
+fn output_schema() -> Map<String, Value> {
+    crate::tools::output::with_error_alternative(json!({
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "lines": {"type": "integer", "minimum": 0},
+            "words": {"type": "integer", "minimum": 0},
+            "bytes": {"type": "integer", "minimum": 0},
+            "truncated": {"type": "boolean", "description": "Only the first bytes were counted (read limit)."},
+            "note": {"type": "string", "description": "What was not counted, when truncated."},
+        },
+        "required": ["path", "lines", "words", "bytes", "truncated"],
+    }))
 }
 
 #[cfg(test)]
@@ -110,7 +136,7 @@ mod tests {
         assert_eq!(out.text, "a.txt: 2 lines, 5 words, 25 bytes\n");
         assert_eq!(
             out.structured,
-            Some(json!({"path": "a.txt", "lines": 2, "words": 5, "bytes": 25}))
+            Some(json!({"path": "a.txt", "lines": 2, "words": 5, "bytes": 25, "truncated": false}))
         );
         std::fs::write(dir.path().join("e"), "").unwrap();
         let out = run(&Wc::new(), dir.path(), json!({"path": "e"}));

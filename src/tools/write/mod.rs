@@ -138,6 +138,24 @@ fn current(scope: &Scope, tool: &str, path: &str) -> Result<(Target, Current), T
     Ok((target, cur))
 }
 
+/// The `outputSchema` of both write tools: the confirmation (`message`,
+/// the same as the text content) and what changed.
+fn output_schema() -> Map<String, Value> {
+    super::output::with_error_alternative(json!({
+        "type": "object",
+        "properties": {
+            "message": {"type": "string", "description": "What was done, the same as the text content."},
+            "path": {"type": "string"},
+            "action": {"type": "string", "enum": ["create", "overwrite", "append", "edit"]},
+            "bytes": {"type": "integer", "minimum": 0, "description": "The file's size now."},
+            "added": {"type": "integer", "minimum": 0, "description": "Lines added."},
+            "removed": {"type": "integer", "minimum": 0, "description": "Lines removed."},
+            "binary": {"type": "boolean"},
+        },
+        "required": ["message", "path", "action", "bytes", "added", "removed", "binary"],
+    }))
+}
+
 fn to_tool_error(tool: &str, e: WriteError) -> ToolError {
     match e {
         WriteError::Scope(s) => ToolError::Scope(s),
@@ -148,6 +166,10 @@ fn to_tool_error(tool: &str, e: WriteError) -> ToolError {
 impl Tool for WriteFile {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn output_schema(&self) -> Option<Map<String, Value>> {
+        Some(output_schema())
     }
 
     fn prepare(
@@ -178,6 +200,10 @@ impl Tool for WriteFile {
 impl Tool for EditFile {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn output_schema(&self) -> Option<Map<String, Value>> {
+        Some(output_schema())
     }
 
     fn prepare(
@@ -340,7 +366,9 @@ impl WriteCall {
             self.new.len(),
             p.summary()
         );
-        Ok(ToolOutput::ok(text).with_structured(json!({
+        // The confirmation is the text, and the structured form carries it.
+        Ok(ToolOutput::ok(text.clone()).with_structured(json!({
+            "message": text,
             "path": self.shown,
             "action": p.action,
             "bytes": self.new.len(),

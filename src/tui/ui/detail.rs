@@ -188,6 +188,7 @@ pub fn describe(d: &Decision) -> String {
         DecidedBy::Scope => "by the path scope".into(),
         DecidedBy::InvalidArguments => "for invalid arguments".into(),
         DecidedBy::Shutdown => "because the supervisor closed".into(),
+        DecidedBy::Disconnected => "because the agent disconnected".into(),
         DecidedBy::ConfirmerFailed => "because the prompt failed".into(),
     };
     let mut s = format!("{verb} {who}");
@@ -227,6 +228,7 @@ fn decision(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
                     DecidedBy::User
                         | DecidedBy::Timeout
                         | DecidedBy::Cancelled
+                        | DecidedBy::Disconnected
                         | DecidedBy::Shutdown
                         | DecidedBy::ConfirmerFailed
                 ) {
