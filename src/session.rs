@@ -109,7 +109,10 @@ pub fn start_with(
     let loaded = config::load(&workspace, opts.config_file.as_deref())?;
     let cfg = &loaded.config;
     let mut tools = ToolRegistry::from_config(cfg)?;
-    let scope = Scope::new(&workspace, &cfg.scope.extra_roots, &cfg.scope.excluded)?;
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let scope = Scope::new(&workspace, &cfg.scope.extra_roots, &cfg.scope.excluded)?
+        .with_hard_links(cfg.scope.hard_links)
+        .with_deny_read(&cfg.sandbox.deny_read, home.as_deref());
     let sandbox = Sandbox::new(&sandbox.apply(&cfg.sandbox), &workspace, scope.exclusions());
     log_sandbox(sandbox.status());
     if tools.get("bash").is_some() {

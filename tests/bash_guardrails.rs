@@ -186,3 +186,171 @@ fn odd_input_does_not_panic() {
     let deep = "bash -c ".repeat(50) + "'rm -rf /'";
     let _ = guardrails::check(&deep);
 }
+
+/// Spellings of the same catastrophes (issue 13): option abbreviations,
+/// `..`, ANSI-C quoting, `--` after `-c`, `${HOME:?}`, braces, doubled
+/// slashes, globs at the top level, and every wrapper of the policy's one
+/// wrapper table.
+const SPELLINGS: &[(&str, Guardrail)] = &[
+    ("rm --r -f /*", RM_ROOT),
+    ("rm --rec --force /", RM_ROOT),
+    ("rm -f / --recursive", RM_ROOT),
+    ("rm -rf /..", RM_ROOT),
+    ("rm -rf /usr/..", RM_ROOT),
+    ("rm -rf /./", RM_ROOT),
+    ("rm -rf $'/'", RM_ROOT),
+    ("rm -rf $'\\x2f'", RM_ROOT),
+    ("rm -rf \"/\"\"\"", RM_ROOT),
+    ("bash -c -- 'rm -rf /'", RM_ROOT),
+    ("sh -ec -- 'rm -rf ~'", RM_ROOT),
+    ("rm -rf \"${HOME:?}\"", RM_ROOT),
+    ("rm -rf \"${HOME:?}\"/*", RM_ROOT),
+    ("rm -rf ${HOME%/}/", RM_ROOT),
+    ("rm -rf \"$dir/\"", RM_ROOT),
+    ("rm -rf /$empty", RM_ROOT),
+    ("rm -rf ${X:-/}", RM_ROOT),
+    ("rm -rf /{usr,etc}", RM_ROOT),
+    ("rm -rf /{tmp/x,boot}", RM_ROOT),
+    ("rm -rf /u?r", RM_ROOT),
+    ("rm -rf /[e]tc/", RM_ROOT),
+    ("rm -rf //usr//", RM_ROOT),
+    ("dd of=//dev/sda if=/dev/zero", DISK_WRITE),
+    ("dd of=/dev/./sda", DISK_WRITE),
+    ("dd of=/dev/../dev/nvme0n1", DISK_WRITE),
+    ("dd of=\"/dev/sda\"", DISK_WRITE),
+    ("echo x > //dev/sda", DISK_WRITE),
+    ("cat img | tee /dev/sdb >/dev/null", DISK_WRITE),
+    ("strace -f rm -rf /", RM_ROOT),
+    ("ltrace -f rm -rf /", RM_ROOT),
+    ("watch -n 1 'rm -rf /'", RM_ROOT),
+    ("watch rm -rf /", RM_ROOT),
+    ("pkexec rm -rf /", RM_ROOT),
+    ("runuser -u root -- rm -rf /", RM_ROOT),
+    ("parallel rm -rf ::: /", RM_ROOT),
+    ("taskset -c 0 rm -rf /", RM_ROOT),
+    ("chrt -o 0 rm -rf /", RM_ROOT),
+    ("prlimit --nofile=1024 rm -rf /", RM_ROOT),
+    ("sudo -u root nice -n 1 timeout 5 rm -rf /", RM_ROOT),
+    ("echo / | xargs rm -rf /", RM_ROOT),
+    ("sh <<< 'rm -rf /'", RM_ROOT),
+    ("bash -s <<'EOF'\nrm -rf /\nEOF", RM_ROOT),
+    ("eval 'rm -rf /'", RM_ROOT),
+    ("find . -exec rm -rf / \\;", RM_ROOT),
+    ("mk{fs,}.ext4 /dev/sda", MKFS),
+    ("strace mkfs.ext4 /dev/sda", MKFS),
+    ("taskset -c 0 dd of=//dev/sda", DISK_WRITE),
+    ("g() { g | g & }; g", FORK_BOMB),
+    // Unparseable input still goes through the tokenizer.
+    ("rm -rf / ; (", RM_ROOT),
+    ("bash -c 'rm -rf / ; ('", RM_ROOT),
+];
+
+#[test]
+fn spellings_trip_the_guardrail() {
+    for (cmd, want) in SPELLINGS {
+        assert_eq!(guardrails::check(cmd), Some(*want), "{cmd:?}");
+    }
+}
+
+/// Top-level system directories, as the guardrail names them.
+const SYSTEM: &[&str] = &[
+    "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/proc",
+    "/root", "/sbin", "/srv", "/sys", "/usr", "/var",
+];
+
+/// A path with `.`, `..` and repeated slashes resolved lexically.
+fn lexical(p: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for c in p.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    format!("/{}", out.join("/"))
+}
+
+/// CONTROL: the real bash (and the real wrappers installed here) hand
+/// `rm`/`dd` a catastrophic operand for these spellings. `rm` and `dd`
+/// are stubs first on PATH that record their argv, so nothing is harmed.
+#[test]
+fn control_real_bash_passes_the_catastrophic_operand() {
+    let scratch = tempfile::tempdir().unwrap();
+    let bin = scratch.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let log = scratch.path().join("argv");
+    for stub in ["rm", "dd"] {
+        let path = bin.join(stub);
+        std::fs::write(
+            &path,
+            "#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\" > \"$AIRLOCK_ARGV\"\n",
+        )
+        .unwrap();
+        std::process::Command::new("chmod")
+            .arg("+x")
+            .arg(&path)
+            .status()
+            .unwrap();
+    }
+    let home = scratch.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let path = format!("{}:/usr/sbin:/usr/bin:/sbin:/bin", bin.display());
+    let mut checked = 0;
+    for (cmd, _) in SPELLINGS {
+        let program = cmd.split_whitespace().next().unwrap_or("");
+        let wrapper_missing = std::process::Command::new("bash")
+            .args(["-c", &format!("PATH='{path}' command -v {program}")])
+            .output()
+            .map(|o| !o.status.success())
+            .unwrap_or(true);
+        // Skip what cannot run harmlessly here: missing wrappers, watch
+        // (needs a terminal), the unparseable ones, mkfs and fork bombs.
+        let skip = wrapper_missing
+            || cmd.contains("watch")
+            || cmd.contains('(')
+            || cmd.contains("mk")
+            || cmd.contains("> //dev")
+            || cmd.contains("tee")
+            || cmd.contains("parallel")
+            || cmd.starts_with("sudo");
+        if skip {
+            continue;
+        }
+        let _ = std::fs::remove_file(&log);
+        std::process::Command::new("bash")
+            .args(["--norc", "--noprofile", "-c", cmd])
+            .env("PATH", &path)
+            .env("HOME", &home)
+            .env("AIRLOCK_ARGV", &log)
+            .env_remove("empty")
+            .env_remove("dir")
+            .env_remove("X")
+            .current_dir(scratch.path())
+            .output()
+            .unwrap();
+        let argv = std::fs::read_to_string(&log)
+            .unwrap_or_else(|_| panic!("control: {cmd:?} did not run the stub"));
+        let args: Vec<&str> = argv.lines().skip(1).collect();
+        let home = home.display().to_string();
+        let catastrophic = args.iter().any(|a| {
+            let a = a.strip_prefix("of=").unwrap_or(a);
+            let p = lexical(a);
+            a.starts_with('/')
+                && (SYSTEM.contains(&p.as_str())
+                    || p.starts_with("/dev/sd")
+                    || p.starts_with("/dev/nvme"))
+                || p == lexical(&home)
+                || p.starts_with(&format!("{home}/"))
+        });
+        assert!(catastrophic, "control: {cmd:?} gave {args:?}");
+        checked += 1;
+    }
+    eprintln!("{checked} spellings checked against bash");
+    assert!(
+        checked >= 25,
+        "only {checked} spellings checked against bash"
+    );
+}

@@ -374,8 +374,18 @@ async fn walks_over_the_workspace_never_show_secrets_or_follow_links_out() {
     }
     assert!(out.text.contains("src/public.txt"), "{}", out.text);
     assert!(
-        out.text.contains("innocent -> .env"),
-        "the link itself is listed: {}",
+        out.text.contains("innocent -> (excluded)"),
+        "the link itself is listed, its excluded target is not: {}",
+        out.text
+    );
+    assert!(
+        out.text.contains("link_out -> (outside the workspace)"),
+        "a target outside is not shown: {}",
+        out.text
+    );
+    assert!(
+        !out.text.contains(&e.outside.display().to_string()),
+        "no outside path appears: {}",
         out.text
     );
 

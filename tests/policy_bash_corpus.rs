@@ -659,3 +659,72 @@ fn variable_changes_bash_makes_are_seen() {
         "only {changed} cases changed something in bash"
     );
 }
+
+/// Commands that delete, move or overwrite, and interpreters: only the
+/// exact command is offered (issue 12). CONTROL: a prefix of the same
+/// shape is proposed for a harmless look-alike, and a prefix rule such as
+/// `rm *` would indeed match a far worse command than the one approved.
+#[test]
+fn no_prefix_for_destructive_commands_or_interpreters() {
+    for cmd in [
+        "rm -rf build",
+        "rm build/out.o",
+        "/bin/rm x",
+        "mv a b",
+        "cp a b",
+        "dd if=a of=b",
+        "chmod 644 x",
+        "chown me x",
+        "ln -sf a b",
+        "truncate -s 0 x",
+        "shred x",
+        "tee out",
+        "find build -name x",
+        "rsync -a a b",
+        "git push origin main",
+        "git reset --hard",
+        "git clean -fdx",
+        "git checkout -- src",
+        "git restore src",
+        "git branch -D x",
+        "git stash drop",
+        "cargo clean",
+        "npm uninstall x",
+        "docker rm x",
+        "kubectl delete pod x",
+        "bash script.sh",
+        "bash run",
+        "sh build",
+        "python3 manage",
+        "python3.12 manage migrate",
+        "python script.py",
+        "node server",
+        "ruby x",
+        "perl x",
+        "awk x",
+        "sed s",
+        "npx something",
+        "deno run x",
+    ] {
+        let parsed = parse(cmd).unwrap();
+        assert_eq!(propose_prefix(&parsed), None, "{cmd:?}");
+    }
+    // CONTROL: the proposer does propose for harmless shapes.
+    for (cmd, want) in [
+        ("ls -la build", "ls *"),
+        ("git status --short", "git status *"),
+        ("cargo build --release", "cargo build *"),
+        ("make test", "make test *"),
+    ] {
+        assert_eq!(propose_prefix(&parse(cmd).unwrap()).as_deref(), Some(want));
+    }
+    // CONTROL: what a prefix for `rm` would have allowed.
+    assert!(specifier_matches(
+        "rm *",
+        &parse("rm -rf ~/important").unwrap()
+    ));
+    assert!(specifier_matches(
+        "bash run *",
+        &parse("bash run --evil").unwrap()
+    ));
+}

@@ -85,6 +85,10 @@ pub struct ScopeConfig {
     pub extra_roots: Vec<PathBuf>,
     /// Exclusion globs.
     pub excluded: Vec<String>,
+    /// Files with more than one hard link: `packages` (read only under
+    /// `node_modules`), `refuse` or `allow`. An excluded or `deny_read`
+    /// file's other names are refused whatever this says.
+    pub hard_links: crate::scope::HardLinks,
 }
 
 impl Default for ScopeConfig {
@@ -95,6 +99,7 @@ impl Default for ScopeConfig {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            hard_links: crate::scope::HardLinks::default(),
         }
     }
 }

@@ -116,8 +116,8 @@ impl Policy {
             Subject::Command { command } => Some(shell::parse(command)),
             _ => None,
         };
-        if let Subject::Command { command } = subject
-            && let Some(g) = guardrails::check(command)
+        if let (Subject::Command { command }, Some(p)) = (subject, &parsed)
+            && let Some(g) = guardrails::check_parsed(command, p)
         {
             return verdict(
                 Verdict::Deny,
@@ -147,6 +147,22 @@ impl Policy {
             applicable(Action::Ask).find(|r| self.matches(r, subject, parsed.as_ref(), Need::Any))
         {
             return verdict(Verdict::Ask, r.text(), &r.source);
+        }
+        if let (Subject::Command { .. }, Some(parsed)) = (subject, &parsed)
+            && let Some(deny) = applicable(Action::Deny).next()
+            && let Some(why) = not_static(parsed)
+        {
+            // A deny rule is a tripwire on the words it can see; a command
+            // that hides what it runs matches no allow rule, grant or
+            // known-safe check: the human decides.
+            return verdict(
+                Verdict::Ask,
+                format!(
+                    "asked: {why}, so deny rules such as {} cannot see what it runs",
+                    deny.text()
+                ),
+                "deny-rule tripwire",
+            );
         }
         if let Some(v) = self.allow_verdict(&rules, tool, subject, parsed.as_ref()) {
             return v;
@@ -246,7 +262,15 @@ impl Policy {
             .all(|cmd| {
                 cmd.words.iter().skip(1).all(|w| match w {
                     shell::Word::Literal(text) => {
+                        // `--opt=PATH`, and `-fPATH` (a short option with
+                        // its value attached).
                         let word = text.split_once('=').map_or(text.as_str(), |(_, v)| v);
+                        let word = match word.strip_prefix('-') {
+                            Some(rest) if !rest.starts_with('-') => {
+                                rest.find(['/', '~', '.']).map_or(word, |i| &rest[i..])
+                            }
+                            _ => word,
+                        };
                         let path = Path::new(word);
                         let outside = path.is_absolute() && !path.starts_with(&self.workspace);
                         let upward = path
@@ -304,6 +328,16 @@ impl Policy {
             }
             Subject::None => false,
         }
+    }
+}
+
+/// Why a bash command's programs are not known statically, if they are
+/// not (a parse error counts).
+fn not_static(parsed: &Result<shell::ParsedCommand, shell::ParseError>) -> Option<String> {
+    match parsed {
+        Err(e) => Some(e.to_string()),
+        Ok(p) if p.dynamic.is_empty() => None,
+        Ok(p) => Some(p.dynamic.join("; ")),
     }
 }
 

@@ -23,7 +23,61 @@ pub struct Lstat {
     pub resolved: PathBuf,
 }
 
+/// What may be shown of a symlink's target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkTarget {
+    /// The target as stored in the link: it resolves inside the roots and
+    /// outside the exclusions (as written, lexically and fully resolved).
+    Shown(PathBuf),
+    /// It points outside the allowed roots.
+    Outside,
+    /// It names or resolves to an excluded path.
+    Excluded,
+    /// The link cannot be read.
+    Unreadable,
+}
+
+impl LinkTarget {
+    /// `a.txt`, `(outside the workspace)`, `(excluded)`, `?`.
+    pub fn display(&self) -> String {
+        match self {
+            LinkTarget::Shown(p) => p.to_string_lossy().into_owned(),
+            LinkTarget::Outside => "(outside the workspace)".into(),
+            LinkTarget::Excluded => "(excluded)".into(),
+            LinkTarget::Unreadable => "?".into(),
+        }
+    }
+}
+
 impl Scope {
+    /// The target of the symlink at `link` (a path inside a root), shown
+    /// only when it stays in scope: the stored text, joined to the link's
+    /// directory as written (every component checked against the
+    /// exclusions), normalised lexically, and fully resolved where it
+    /// exists, must all be inside a root and not excluded. Otherwise only
+    /// the fact is shown, never the path.
+    pub fn link_target(&self, link: &Path) -> LinkTarget {
+        let Ok(stored) = std::fs::read_link(link) else {
+            return LinkTarget::Unreadable;
+        };
+        let base = link.parent().unwrap_or(link);
+        let joined = base.join(&stored);
+        let lexical = lexical(&joined);
+        let resolved = std::fs::canonicalize(link).ok();
+        let candidates = std::iter::once(&lexical)
+            .chain(resolved.as_ref())
+            .chain(std::iter::once(&joined));
+        for p in candidates {
+            if self.root_of(p).is_none() {
+                return LinkTarget::Outside;
+            }
+            if self.excluded_by(p).is_some() {
+                return LinkTarget::Excluded;
+            }
+        }
+        LinkTarget::Shown(stored)
+    }
+
     /// List a directory found by a walk or resolved by [`Scope::resolve`]
     /// (a canonical path). The directory is opened without following a
     /// final symlink and the opened object is checked again, so the listing
@@ -96,6 +150,21 @@ impl Scope {
         let rel = real.strip_prefix(root).ok()?;
         self.exclusions().matches(rel)
     }
+}
+
+/// `p` with `.` and `..` resolved without touching the disk.
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -8,12 +8,15 @@
 
 mod dir;
 mod exclude;
+mod links;
 mod open;
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
-pub use dir::Lstat;
+pub use dir::{LinkTarget, Lstat};
 pub use exclude::Exclusions;
+pub use links::{HardLinks, PACKAGE_DIRS};
 pub use open::FileKind;
 
 /// The default exclusion patterns.
@@ -70,6 +73,14 @@ pub enum ScopeError {
         /// What is wrong.
         message: String,
     },
+    /// A file with several hard links that may be a secret's other name.
+    #[error("{path}: refused: the file has more than one hard link and {reason}")]
+    HardLink {
+        /// The path as given.
+        path: String,
+        /// Why it is refused.
+        reason: String,
+    },
     /// Another I/O error (permissions, a symlink loop …).
     #[error("{path}: {message}")]
     Io {
@@ -86,6 +97,9 @@ pub struct Scope {
     workspace: PathBuf,
     roots: Vec<PathBuf>,
     exclusions: Exclusions,
+    deny_read: Vec<PathBuf>,
+    hard_links: HardLinks,
+    secret_inodes: Arc<links::SecretInodes>,
 }
 
 impl Scope {
@@ -123,6 +137,9 @@ impl Scope {
             workspace,
             roots,
             exclusions,
+            deny_read: Vec::new(),
+            hard_links: HardLinks::default(),
+            secret_inodes: Arc::default(),
         })
     }
 

@@ -133,6 +133,7 @@ impl Scope {
         // Check the object actually opened, not the name we opened it by.
         let opened = opened_path(&file, real, &meta).map_err(|e| io_error(shown, &e))?;
         self.check_real(shown, &opened)?;
+        self.check_links(shown, &opened, &meta)?;
         Ok((file, opened, meta))
     }
 }

@@ -3,17 +3,21 @@
 //! security boundary: a determined command can always be written so no
 //! pattern sees it.
 //!
-//! The command is cut into simple commands by a small tokenizer (quotes,
-//! escapes, comments, heredoc bodies; split on `;`, `&`, `|`, `&&`, `||`,
-//! newlines, parentheses, braces, `$(`, backticks). Wrappers (`sudo`, `env`,
-//! `nice`, `timeout`, `xargs` …) are looked through, and strings run by
-//! `bash -c`, `eval` or a command substitution are checked too.
+//! They are checked on the parsed command ([`crate::policy::shell`], the
+//! same brush-parser model the policy matches rules on): every simple
+//! command the shell runs directly or indirectly (substitutions, `bash -c`
+//! and `eval` strings, literal here-strings fed to a shell, the tails of
+//! wrappers from the one wrapper table the policy uses, `find -exec`,
+//! brace expansions), with paths normalised (`//`, `/.`, `/..`, quotes,
+//! `$'…'`, `${HOME:?}`, globs at the top level). Input the parser rejects,
+//! and command strings inside it that do not parse, go to the old
+//! tokenizer ([`fallback`]).
 
 use std::fmt;
 
+mod fallback;
 mod lex;
-
-use lex::{Simple, Tok, lex, simple_commands};
+mod parsed;
 
 /// A guardrail that a command tripped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,157 +57,23 @@ pub const FORK_BOMB: Guardrail = Guardrail {
 
 /// The first guardrail `command` trips, if any.
 pub fn check(command: &str) -> Option<Guardrail> {
-    check_depth(command, 0)
+    check_parsed(command, &crate::policy::shell::parse(command))
 }
 
-/// Nested strings (`bash -c`, `eval`, substitutions) deeper than this are
-/// not looked into.
-const MAX_DEPTH: usize = 8;
-
-fn check_depth(command: &str, depth: usize) -> Option<Guardrail> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    let lexed = lex(command);
-    if fork_bomb(&lexed.tokens) {
-        return Some(FORK_BOMB);
-    }
-    for cmd in simple_commands(&lexed.tokens) {
-        if let Some(g) = check_simple(&cmd, depth) {
-            return Some(g);
-        }
-    }
-    lexed
-        .nested
-        .iter()
-        .find_map(|inner| check_depth(inner, depth + 1))
-}
-
-/// Leading words that only prefix the real command.
-const KEYWORDS: &[&str] = &[
-    "if", "then", "else", "elif", "do", "while", "until", "!", "time", "exec", "builtin", "nohup",
-    "busybox",
-];
-
-/// Wrappers that run their arguments as a command, with the options that
-/// take a value and how many positional words come before the command.
-const WRAPPERS: &[(&str, &[&str], usize)] = &[
-    (
-        "sudo",
-        &["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U"],
-        0,
-    ),
-    ("doas", &["-u", "-C"], 0),
-    ("env", &["-u", "-C", "--unset", "--chdir"], 0),
-    ("nice", &["-n", "--adjustment"], 0),
-    ("ionice", &["-c", "-n", "-p", "-t"], 0),
-    ("timeout", &["-s", "-k", "--signal", "--kill-after"], 1),
-    ("stdbuf", &["-i", "-o", "-e"], 0),
-    ("chroot", &["--userspec", "--groups"], 1),
-    (
-        "xargs",
-        &["-I", "-n", "-P", "-d", "-a", "-E", "-s", "-L", "-i", "-l"],
-        0,
-    ),
-    ("command", &[], 0),
-    ("unbuffer", &[], 0),
-    ("setsid", &[], 0),
-    ("flock", &["-w", "-E", "-c"], 1),
-];
-
-fn basename(w: &str) -> &str {
-    w.rsplit('/').next().unwrap_or(w)
-}
-
-fn is_assignment(w: &str) -> bool {
-    match w.split_once('=') {
-        Some((name, _)) => {
-            !name.is_empty()
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-        }
-        None => false,
+/// [`check`] on a command already parsed (the policy parses once).
+pub fn check_parsed(
+    command: &str,
+    parsed: &Result<crate::policy::shell::ParsedCommand, crate::policy::shell::ParseError>,
+) -> Option<Guardrail> {
+    match parsed {
+        Ok(p) => parsed::check(p),
+        Err(_) => fallback::check(command),
     }
 }
 
-fn check_simple(cmd: &Simple, depth: usize) -> Option<Guardrail> {
-    if cmd.redirect_targets.iter().any(|t| is_disk(t)) {
-        return Some(DISK_WRITE);
-    }
-    let mut words: &[String] = &cmd.words;
-    loop {
-        while let Some(first) = words.first() {
-            if is_assignment(first) || KEYWORDS.contains(&first.as_str()) {
-                words = &words[1..];
-            } else {
-                break;
-            }
-        }
-        let first = words.first()?;
-        let name = basename(first);
-        let Some((_, with_value, positionals)) = WRAPPERS.iter().find(|(w, _, _)| *w == name)
-        else {
-            break;
-        };
-        if name == "command" && words.iter().skip(1).any(|w| w == "-v" || w == "-V") {
-            return None;
-        }
-        if name == "env"
-            && let Some(i) = words
-                .iter()
-                .position(|w| w == "-S" || w == "--split-string")
-            && let Some(s) = words.get(i + 1)
-            && let Some(g) = check_depth(s, depth + 1)
-        {
-            return Some(g);
-        }
-        let mut i = 1;
-        let mut left = *positionals;
-        while let Some(w) = words.get(i) {
-            if w == "--" {
-                i += 1;
-                break;
-            }
-            if w.starts_with('-') && w.len() > 1 {
-                i += if with_value.contains(&w.as_str()) {
-                    2
-                } else {
-                    1
-                };
-            } else if name == "env" && is_assignment(w) {
-                i += 1;
-            } else if left > 0 {
-                left -= 1;
-                i += 1;
-            } else {
-                break;
-            }
-        }
-        words = words.get(i..).unwrap_or(&[]);
-    }
-    let name = basename(&words[0]);
-    let args = &words[1..];
-    match name {
-        "rm" => rm_root(args).then_some(RM_ROOT),
-        "mkfs" | "mke2fs" => Some(MKFS),
-        n if n.starts_with("mkfs.") => Some(MKFS),
-        "dd" => args
-            .iter()
-            .filter_map(|a| a.strip_prefix("of="))
-            .any(|p| p.starts_with("/dev/") && !is_harmless_device(p))
-            .then_some(DISK_WRITE),
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "su" => {
-            let i = args.iter().position(|a| {
-                a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
-            })?;
-            check_depth(args.get(i + 1)?, depth + 1)
-        }
-        "eval" => check_depth(&args.join(" "), depth + 1),
-        _ => None,
-    }
-}
-
-/// `rm` with a recursive flag and a catastrophic operand.
+/// `rm` with a recursive flag and a catastrophic operand. Long options
+/// are compared by prefix (`--r` is `--recursive` to `getopt_long`), and
+/// options after operands count (GNU rm permutes them).
 fn rm_root(args: &[String]) -> bool {
     let mut recursive = false;
     let mut operands = Vec::new();
@@ -211,8 +81,9 @@ fn rm_root(args: &[String]) -> bool {
     for a in args {
         if !options_done && a == "--" {
             options_done = true;
-        } else if !options_done && a.starts_with("--") {
-            recursive |= a == "--recursive";
+        } else if !options_done && let Some(long) = a.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            recursive |= !name.is_empty() && "recursive".starts_with(name);
         } else if !options_done && a.starts_with('-') && a.len() > 1 {
             recursive |= a.contains('r') || a.contains('R');
         } else {
@@ -227,32 +98,65 @@ const SYSTEM_DIRS: &[&str] = &[
     "srv", "sys", "usr", "var",
 ];
 
-/// `/`, `/*`, a top-level system directory, `~`, `$HOME` (with `/`, `/*`,
-/// `/.*` after them).
+/// `/`, `/*`, a top-level system directory, `~` or `$HOME` (with `/`,
+/// `/*`, `/.*` after them), after normalising the path: `//`, `/.` and
+/// `/..` are resolved, and a glob at the top level counts when it can
+/// match a system directory (`/u?r`, `/[e]tc`).
 fn catastrophic(path: &str) -> bool {
-    let mut p = path.to_string();
-    while p.contains("//") {
-        p = p.replace("//", "/");
+    let (home, rest) = if let Some(rest) = path.strip_prefix('~') {
+        (true, rest.split_once('/').map_or("", |(_, r)| r))
+    } else if let Some(rest) = path.strip_prefix('/') {
+        (false, rest)
+    } else {
+        return false;
+    };
+    let comps = normalise(rest);
+    let any = |c: &str| c == "*" || c == ".*";
+    match comps.as_slice() {
+        [] => true,
+        [x] if any(x) => true,
+        [x] => !home && system_dir(x),
+        [x, y] => !home && system_dir(x) && any(y),
+        _ => false,
     }
-    while p.contains("/./") {
-        p = p.replace("/./", "/");
-    }
-    for suffix in ["/*", "/.*", "/.", "/"] {
-        if p.len() > suffix.len()
-            && let Some(s) = p.strip_suffix(suffix)
-        {
-            p = s.to_string();
-            break;
+}
+
+/// The components of a path with `.`, empty ones and `..` resolved
+/// lexically (`..` at the top stays at the top).
+fn normalise(rest: &str) -> Vec<&str> {
+    let mut comps: Vec<&str> = Vec::new();
+    for c in rest.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                comps.pop();
+            }
+            c => comps.push(c),
         }
     }
-    if matches!(
-        p.as_str(),
-        "/" | "/*" | "/.*" | "/." | "~" | "$HOME" | "${HOME}"
-    ) {
-        return true;
+    comps
+}
+
+/// An absolute path, normalised (`//dev/./sda` is `/dev/sda`).
+fn normalise_absolute(path: &str) -> Option<String> {
+    let rest = path.strip_prefix('/')?;
+    Some(format!("/{}", normalise(rest).join("/")))
+}
+
+/// A top-level system directory, or a glob that can match one.
+fn system_dir(c: &str) -> bool {
+    if !c.contains(['*', '?', '[']) {
+        return SYSTEM_DIRS.contains(&c);
     }
-    p.strip_prefix('/')
-        .is_some_and(|rest| SYSTEM_DIRS.contains(&rest))
+    globset::Glob::new(c).is_ok_and(|g| {
+        let m = g.compile_matcher();
+        SYSTEM_DIRS.iter().any(|d| m.is_match(d))
+    })
+}
+
+/// `dd of=PATH` writes a device other than the harmless ones.
+fn writes_device(path: &str) -> bool {
+    normalise_absolute(path).is_some_and(|p| p.starts_with("/dev/") && !is_harmless_device(&p))
 }
 
 /// Devices that are fine to write to.
@@ -281,6 +185,9 @@ fn is_harmless_device(p: &str) -> bool {
 
 /// A disk (or raw memory) device, for redirections.
 fn is_disk(p: &str) -> bool {
+    let Some(p) = normalise_absolute(p) else {
+        return false;
+    };
     let Some(dev) = p.strip_prefix("/dev/") else {
         return false;
     };
@@ -291,56 +198,109 @@ fn is_disk(p: &str) -> bool {
     PREFIXES.iter().any(|pre| dev.starts_with(pre))
 }
 
-/// `name() { … name | name … }` or `name() { … name & … }` anywhere, also
-/// written `function name { … }`.
-fn fork_bomb(tokens: &[Tok]) -> bool {
-    let word = |i: usize| match tokens.get(i) {
-        Some(Tok::Word(w)) => Some(w.as_str()),
-        _ => None,
-    };
-    let is = |i: usize, s: &str| matches!(tokens.get(i), Some(Tok::Sep(x)) if *x == s);
-    for i in 0..tokens.len() {
-        let (name, body_from) = if word(i) == Some("function") && word(i + 1).is_some() {
-            let name = word(i + 1).unwrap_or_default();
-            let after = if is(i + 2, "(") && is(i + 3, ")") {
-                i + 4
-            } else {
-                i + 2
-            };
-            (name, after)
-        } else if let Some(name) = word(i)
-            && is(i + 1, "(")
-            && is(i + 2, ")")
-        {
-            (name, i + 3)
-        } else {
-            continue;
-        };
-        let mut j = body_from;
-        while matches!(tokens.get(j), Some(Tok::Sep("newline"))) {
-            j += 1;
-        }
-        if !is(j, "{") && !is(j, "(") {
-            continue;
-        }
-        let mut depth = 0usize;
-        for (k, tok) in tokens.iter().enumerate().skip(j) {
-            match tok {
-                Tok::Sep("{") | Tok::Sep("(") => depth += 1,
-                Tok::Sep("}") | Tok::Sep(")") => depth = depth.saturating_sub(1),
-                Tok::Word(w) if w == name => {
-                    let piped = is(k + 1, "|") && word(k + 2) == Some(name);
-                    let backgrounded = is(k + 1, "&");
-                    if piped || backgrounded {
-                        return true;
-                    }
+/// A word's text as the guardrails read it, worst case: quotes removed,
+/// `$HOME`/`${HOME…}` as `~`, `${X:-d}`/`${X:+d}` as `d`, `${X:?}` as a
+/// non-empty placeholder, and any other expansion or substitution as
+/// empty (`rm -rf "$dir/"` may be `rm -rf /`).
+fn approximate(raw: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = raw.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\'' => {
+                i += 1;
+                while i < chars.len() && chars[i] != '\'' {
+                    out.push(chars[i]);
+                    i += 1;
                 }
-                _ => {}
+                i += 1;
             }
-            if depth == 0 {
-                break;
+            '"' => i += 1,
+            '\\' => {
+                if let Some(&c) = chars.get(i + 1) {
+                    out.push(c);
+                }
+                i += 2;
+            }
+            '`' => {
+                i += 1;
+                while i < chars.len() && chars[i] != '`' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            '$' => i = expansion(&chars, i + 1, &mut out),
+            c => {
+                out.push(c);
+                i += 1;
             }
         }
     }
-    false
+    out
+}
+
+/// The expansion after a `$` at `i`: appends its approximation, returns
+/// where the text continues.
+fn expansion(chars: &[char], i: usize, out: &mut String) -> usize {
+    match chars.get(i) {
+        Some('(') | Some('{') => {
+            let open = chars[i];
+            let close = if open == '(' { ')' } else { '}' };
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < chars.len() {
+                if chars[j] == open {
+                    depth += 1;
+                } else if chars[j] == close {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                j += 1;
+            }
+            if open == '{' {
+                let inner: String = chars[i + 1..j.min(chars.len())].iter().collect();
+                out.push_str(&braced_parameter(&inner));
+            }
+            j + 1
+        }
+        Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_ascii_alphanumeric() || chars[j] == '_') {
+                j += 1;
+            }
+            if chars[i..j].iter().collect::<String>() == "HOME" {
+                out.push('~');
+            }
+            j
+        }
+        // `$@`, `$1`, `$?` …: empty at worst.
+        Some(c) if "@*#?!$-0123456789".contains(*c) => i + 1,
+        _ => {
+            out.push('$');
+            i
+        }
+    }
+}
+
+/// `${NAME…}`: see [`approximate`].
+fn braced_parameter(inner: &str) -> String {
+    let name_len = inner
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(inner.len());
+    let (name, op) = inner.split_at(name_len);
+    if name == "HOME" {
+        return "~".into();
+    }
+    for prefix in [":-", ":+", "-", "+", ":="] {
+        if let Some(d) = op.strip_prefix(prefix) {
+            return approximate(d);
+        }
+    }
+    if op.starts_with(":?") || op.starts_with('?') {
+        return "x".into();
+    }
+    String::new()
 }

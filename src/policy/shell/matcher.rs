@@ -1,6 +1,7 @@
 //! bash rule specifiers: `git status` (exactly that argv) or `cargo test *`
 //! (those words, then any words, including none).
 
+use super::loaders::code_loading_option;
 use super::parse::parse_inline;
 use super::special::basename;
 use super::{ParsedCommand, SimpleCommand, Word};
@@ -69,7 +70,10 @@ impl Specifier {
 
     /// Allow rules: every command the shell runs directly matches (the
     /// program compared exactly: `/usr/bin/git` is not `git`), and nothing
-    /// in the command is a hazard. An empty command matches nothing.
+    /// in the command is a hazard. A prefix rule (`cargo test *`) does not
+    /// match a command with an option that loads code or config
+    /// (`--config`, `-Z`, `git -c` …, see `loaders.rs`). An empty command
+    /// matches nothing.
     pub fn matches_all(&self, parsed: &ParsedCommand) -> bool {
         parsed.is_hazard_free()
             && !parsed.commands.is_empty()
@@ -85,6 +89,7 @@ impl Specifier {
             .commands
             .iter()
             .chain(parsed.nested.iter())
+            .chain(parsed.brace_expanded.iter())
             .any(|c| self.matches_one(c, true))
     }
 
@@ -108,7 +113,15 @@ impl Specifier {
                     got == want
                 }
             });
-        prefix_ok && (self.any_tail || words.len() == self.words.len())
+        if !prefix_ok {
+            return false;
+        }
+        if !self.any_tail {
+            return words.len() == self.words.len();
+        }
+        // A prefix rule allows the program's own behaviour, not what an
+        // option that loads code or config would run.
+        by_basename || code_loading_option(words).is_none()
     }
 }
 

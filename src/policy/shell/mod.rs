@@ -18,7 +18,9 @@
 //! rule offered by "approve for this session".
 
 mod ansi_c;
+mod braces;
 mod classify;
+mod loaders;
 mod matcher;
 mod parse;
 mod prefix;
@@ -28,12 +30,14 @@ mod special;
 
 use std::fmt;
 
+pub use braces::expand as brace_expand;
 pub use matcher::{
     Specifier, SpecifierError, allowed_by, specifier_matches, specifier_matches_any,
 };
 pub use parse::parse;
 pub use prefix::propose_prefix;
 pub use safe::known_safe;
+pub use special::{basename, is_wrapper};
 
 /// A command parsed for matching.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -50,6 +54,22 @@ pub struct ParsedCommand {
     /// Hazards not tied to one simple command (function definitions,
     /// redirections of compound commands, unmodelled constructs).
     pub hazards: Vec<Hazard>,
+    /// Static brace expansions of commands whose words use braces
+    /// (`{to,}uch x` is `touch uch x`), for deny/ask matching only.
+    pub brace_expanded: Vec<SimpleCommand>,
+    /// Why some program the command runs is not known statically: a
+    /// variable, substitution, glob or brace expansion in command
+    /// position, a shell reading commands from its standard input, `eval`
+    /// of text that is not literal, a wrapper given an expanded program.
+    /// Where a deny rule exists for the tool, such a command is asked,
+    /// never allowed: no deny rule can see what it runs.
+    pub dynamic: Vec<String>,
+    /// Where output is redirected to (`> F`, `>> F`, `&> F`, `<> F`,
+    /// `>& F`), anywhere in the command, for the guardrails.
+    pub output_targets: Vec<Word>,
+    /// Functions whose body pipes into or backgrounds the function itself
+    /// (`:(){ :|:& };:`), for the guardrails.
+    pub self_spawning: Vec<String>,
 }
 
 impl ParsedCommand {
@@ -133,6 +153,9 @@ pub enum Hazard {
     Source,
     /// A shell given a command string (`bash -c`, `sh -c`, `zsh -c` …).
     ShellDashC,
+    /// A shell reading commands from its standard input (`… | sh`,
+    /// `bash <<< '…'`, `sh -s`, `bash < script`).
+    ShellStdin,
     /// A program that runs another program (`env`, `sudo`, `xargs` …).
     Wrapper(String),
     /// `find -exec`, `-execdir`, `-ok`, `-okdir`.
@@ -168,6 +191,7 @@ impl fmt::Display for Hazard {
             Hazard::Eval => f.write_str("a string run as code (eval)"),
             Hazard::Source => f.write_str("source"),
             Hazard::ShellDashC => f.write_str("a shell given a command string (-c)"),
+            Hazard::ShellStdin => f.write_str("a shell reading commands from its standard input"),
             Hazard::Wrapper(w) => write!(f, "a wrapper that runs another program ({w})"),
             Hazard::FindExec => f.write_str("find -exec"),
             Hazard::VariableInCommandPosition => f.write_str("a variable as the program"),

@@ -145,6 +145,12 @@ pub(super) struct Walker {
     pub(super) depth: usize,
     /// Set when a limit cut the analysis short.
     pub(super) overflow: bool,
+    /// The literal text on the standard input of the simple command being
+    /// analysed (a here-string or a here-document), for a shell that
+    /// reads its commands there.
+    pub(super) stdin: Option<String>,
+    /// Names of the functions whose bodies are being walked.
+    functions: Vec<String>,
 }
 
 impl Walker {
@@ -157,15 +163,35 @@ impl Walker {
         ok
     }
 
-    /// Records a command that runs directly or indirectly.
+    /// Records a command that runs directly or indirectly. A program word
+    /// that is not literal makes the command dynamic; words with brace
+    /// expansion are also recorded expanded, for deny rules.
     pub(super) fn push(&mut self, cmd: SimpleCommand, direct: bool) {
         if !self.room() {
             return;
+        }
+        if let Some(Word::Expanded(raw)) = cmd.words.first() {
+            self.dynamic(format!("the program is `{raw}`, not a literal name"));
+        }
+        if cmd.words.iter().any(|w| matches!(w, Word::Expanded(_)))
+            && let Some(words) = super::braces::expand_words(&cmd.words)
+        {
+            self.out.brace_expanded.push(SimpleCommand {
+                words,
+                ..SimpleCommand::default()
+            });
         }
         if direct {
             self.out.commands.push(cmd);
         } else {
             self.out.nested.push(cmd);
+        }
+    }
+
+    /// Records why the command is dynamic (once per reason).
+    pub(super) fn dynamic(&mut self, why: String) {
+        if !self.out.dynamic.contains(&why) {
+            self.out.dynamic.push(why);
         }
     }
 
@@ -199,13 +225,35 @@ impl Walker {
     }
 
     fn list(&mut self, list: &ast::CompoundList, direct: bool) {
-        for ast::CompoundListItem(and_or, _separator) in &list.0 {
+        for ast::CompoundListItem(and_or, separator) in &list.0 {
+            self.fork_bomb(and_or, separator);
             for (_op, pipeline) in and_or {
                 // `time` and `!` only time or negate the pipeline.
                 for command in &pipeline.seq {
                     self.command(command, direct);
                 }
             }
+        }
+    }
+
+    /// Inside a function's body: a pipeline with the function on one side
+    /// (`f | f`), or the function run in the background (`f &`).
+    fn fork_bomb(&mut self, and_or: &ast::AndOrList, separator: &ast::SeparatorOperator) {
+        let Some(name) = self.functions.last().cloned() else {
+            return;
+        };
+        let calls = |p: &ast::Pipeline| {
+            p.seq.iter().any(|c| {
+                matches!(c, ast::Command::Simple(s)
+                    if s.word_or_name.as_ref().is_some_and(|w| w.value == name))
+            })
+        };
+        let background = matches!(separator, ast::SeparatorOperator::Async);
+        let spawns = and_or
+            .into_iter()
+            .any(|(_, p)| calls(p) && (p.seq.len() > 1 || background));
+        if spawns && !self.out.self_spawning.contains(&name) {
+            self.out.self_spawning.push(name);
         }
     }
 
@@ -219,7 +267,9 @@ impl Walker {
             ast::Command::Function(def) => {
                 self.out.hazards.push(Hazard::FunctionDefinition);
                 // The body runs when the function is called: nested.
+                self.functions.push(def.fname.value.clone());
                 self.compound(&def.body.0, false);
+                self.functions.pop();
                 self.redirect_list(def.body.1.as_ref());
             }
             ast::Command::ExtendedTest(test, redirects) => {
@@ -349,6 +399,9 @@ impl Walker {
 
         cmd.assignments = assignments.iter().map(|(n, _)| n.clone()).collect();
         for (name, value) in &assignments {
+            self.code_variable(name, value.literal());
+        }
+        for (name, value) in &assignments {
             if cmd.words.is_empty() || !harmless_assignment(name, value) {
                 cmd.hazards.push(Hazard::EnvAssignment(name.clone()));
             }
@@ -361,7 +414,9 @@ impl Walker {
             }),
             Some(Word::Literal(_)) => {
                 let words = cmd.words.clone();
+                self.stdin = literal_stdin(simple);
                 self.special(&words, &mut cmd.hazards, true);
+                self.stdin = None;
             }
             None => {}
         }
@@ -416,6 +471,49 @@ impl Walker {
             }
         }
     }
+}
+
+/// The literal text a simple command gets on its standard input from a
+/// here-string or a here-document, when it is known exactly.
+fn literal_stdin(simple: &ast::SimpleCommand) -> Option<String> {
+    let items = simple
+        .prefix
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .chain(simple.suffix.iter().flat_map(|s| s.0.iter()));
+    let mut text = None;
+    for item in items {
+        let ast::CommandPrefixOrSuffixItem::IoRedirect(r) = item else {
+            continue;
+        };
+        match r {
+            ast::IoRedirect::HereString(fd, w) if fd.is_none_or(|f| f == 0) => {
+                text = plain_text(&w.value).map(|t| format!("{t}\n"));
+            }
+            ast::IoRedirect::HereDocument(fd, doc) if fd.is_none_or(|f| f == 0) => {
+                let body = &doc.doc.value;
+                let exact = !doc.requires_expansion || !body.contains(['$', '`', '\\']);
+                text = exact.then(|| body.clone());
+            }
+            ast::IoRedirect::File(fd, ast::IoFileRedirectKind::Read, _)
+                if fd.is_none_or(|f| f == 0) =>
+            {
+                text = None;
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
+/// A word's value when it is a plain or single-quoted literal.
+fn plain_text(raw: &str) -> Option<String> {
+    if let Some(inner) = raw.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
+        return (!inner.contains('\'')).then(|| inner.to_owned());
+    }
+    raw.chars()
+        .all(|c| c.is_ascii_alphanumeric() || " _-./,:=+@%".contains(c))
+        .then(|| raw.to_owned())
 }
 
 /// `{name}` written right before a redirection makes bash store the new

@@ -5,8 +5,11 @@
 //! path, file name or value stops it), then ` *`. `cargo test --release foo`
 //! gives `cargo test *`, `npm run build` gives `npm run build *`, `ls -la`
 //! gives `ls *`. Nothing is proposed when the command has a hazard, when
-//! its parts would give different prefixes, or when the prefix would let
-//! anything run (`python3 *`, `git *`).
+//! its parts would give different prefixes, when the prefix would let
+//! anything run (`python3 *`, `git *`), for interpreters (`bash`,
+//! `python`, `node` …: any script is code) and for commands that delete,
+//! move or overwrite (`rm`, `mv`, `dd`, `chmod`, `git push`, `git reset`,
+//! `git clean` …): for those only the exact command is offered.
 
 use super::special::basename;
 use super::{ParsedCommand, SimpleCommand};
@@ -14,37 +17,244 @@ use super::{ParsedCommand, SimpleCommand};
 /// Most subcommand words after the program.
 const MAX_SUBCOMMANDS: usize = 2;
 
-/// Programs whose arguments are code: `prog *` would allow anything.
+/// Interpreters and programs that run code or commands given to them
+/// (a script, a string, a shell escape): for these, a prefix would allow
+/// any program, so only the exact command is offered. Names that start
+/// with one of [`INTERPRETER_FAMILIES`] count too (`python3.12`).
 const INTERPRETERS: &[&str] = &[
-    "python",
-    "python2",
-    "python3",
     "node",
     "nodejs",
     "deno",
     "bun",
+    "bunx",
+    "npx",
+    "pnpx",
+    "uvx",
+    "pipx",
     "ruby",
+    "irb",
     "perl",
     "php",
-    "lua",
+    "luajit",
     "Rscript",
+    "R",
+    "julia",
     "osascript",
     "pwsh",
     "powershell",
+    "tclsh",
+    "wish",
+    "expect",
+    "java",
+    "jshell",
+    "groovy",
+    "scala",
+    "kotlin",
+    "elixir",
+    "iex",
+    "erl",
+    "escript",
+    "ghci",
+    "runghc",
+    "runhaskell",
+    "swift",
     "sh",
     "bash",
     "dash",
     "zsh",
     "ksh",
+    "mksh",
+    "ash",
+    "yash",
+    "posh",
     "fish",
+    "csh",
+    "tcsh",
+    "rbash",
+    "busybox",
     "awk",
     "gawk",
     "mawk",
+    "nawk",
     "sed",
     "env",
     "sudo",
+    "doas",
+    "su",
     "xargs",
     "eval",
+    "exec",
+    "command",
+    "builtin",
+    "source",
+    ".",
+    "nohup",
+    "timeout",
+    "nice",
+    "watch",
+    "parallel",
+    "ssh",
+    "gdb",
+    "lldb",
+    "vim",
+    "vi",
+    "nvim",
+    "emacs",
+    "nano",
+    "less",
+    "more",
+    "man",
+    "sqlite3",
+    "psql",
+    "mysql",
+];
+
+/// Prefixes of interpreter names with versions (`python3.12`, `lua5.4`).
+const INTERPRETER_FAMILIES: &[&str] = &["python", "pypy", "lua", "perl", "ruby", "php", "node"];
+
+/// Programs that delete, move or overwrite files or state: only the exact
+/// command is offered.
+const DESTRUCTIVE: &[&str] = &[
+    "rm", "rmdir", "unlink", "mv", "cp", "dd", "ln", "install", "chmod", "chown", "chgrp",
+    "chattr", "setfacl", "truncate", "shred", "wipefs", "tee", "find", "rsync", "tar", "unzip",
+    "patch", "kill", "pkill", "killall", "crontab", "mkfs", "mke2fs", "mkswap", "fdisk", "sfdisk",
+    "parted", "losetup", "mount", "umount", "reboot", "shutdown", "halt", "poweroff", "useradd",
+    "userdel", "usermod", "passwd", "iptables", "nft", "sysctl",
+];
+
+/// Subcommands that delete, move, overwrite or publish, for programs
+/// driven by a subcommand.
+const DESTRUCTIVE_SUBCOMMANDS: &[(&str, &[&str])] = &[
+    (
+        "git",
+        &[
+            "push",
+            "reset",
+            "clean",
+            "rm",
+            "mv",
+            "checkout",
+            "switch",
+            "restore",
+            "rebase",
+            "branch",
+            "stash",
+            "tag",
+            "filter-branch",
+            "filter-repo",
+            "gc",
+            "prune",
+            "reflog",
+            "update-ref",
+            "worktree",
+            "submodule",
+            "config",
+            "remote",
+            "cherry-pick",
+            "revert",
+            "merge",
+            "pull",
+            "am",
+            "apply",
+            "replace",
+            "notes",
+            "lfs",
+        ],
+    ),
+    (
+        "cargo",
+        &["clean", "publish", "yank", "install", "uninstall", "owner"],
+    ),
+    (
+        "npm",
+        &[
+            "uninstall",
+            "remove",
+            "rm",
+            "un",
+            "unlink",
+            "publish",
+            "unpublish",
+            "prune",
+            "exec",
+            "x",
+        ],
+    ),
+    (
+        "pnpm",
+        &[
+            "uninstall",
+            "remove",
+            "rm",
+            "un",
+            "unlink",
+            "publish",
+            "prune",
+            "exec",
+            "dlx",
+        ],
+    ),
+    ("yarn", &["remove", "unlink", "publish", "dlx", "exec"]),
+    ("go", &["clean", "run", "generate"]),
+    (
+        "docker",
+        &[
+            "run",
+            "exec",
+            "rm",
+            "rmi",
+            "kill",
+            "system",
+            "volume",
+            "image",
+            "container",
+            "network",
+            "compose",
+        ],
+    ),
+    (
+        "podman",
+        &[
+            "run",
+            "exec",
+            "rm",
+            "rmi",
+            "kill",
+            "system",
+            "volume",
+            "image",
+            "container",
+            "network",
+            "compose",
+        ],
+    ),
+    ("pip", &["uninstall"]),
+    ("pip3", &["uninstall"]),
+    ("uv", &["remove", "run", "tool"]),
+    ("poetry", &["remove", "publish", "run"]),
+    ("rustup", &["uninstall", "self", "toolchain"]),
+    ("brew", &["uninstall", "remove", "rm", "cleanup"]),
+    ("apt", &["remove", "purge", "autoremove"]),
+    ("apt-get", &["remove", "purge", "autoremove"]),
+    (
+        "systemctl",
+        &[
+            "stop", "disable", "mask", "kill", "reboot", "poweroff", "halt",
+        ],
+    ),
+    (
+        "kubectl",
+        &[
+            "delete", "drain", "replace", "apply", "exec", "scale", "patch",
+        ],
+    ),
+    ("helm", &["uninstall", "delete", "rollback"]),
+    (
+        "terraform",
+        &["destroy", "apply", "import", "state", "taint"],
+    ),
+    ("gh", &["repo", "release", "secret", "api"]),
+    ("aws", &["s3", "iam", "ec2"]),
 ];
 
 /// Programs driven by a subcommand: without one, `prog *` is too broad.
@@ -100,6 +310,10 @@ pub fn propose_prefix(parsed: &ParsedCommand) -> Option<String> {
 
 fn prefix_of(cmd: &SimpleCommand) -> Option<String> {
     let program = cmd.program()?;
+    // A prefix rule would not match it anyway (see `loaders.rs`).
+    if super::loaders::code_loading_option(&cmd.words).is_some() {
+        return None;
+    }
     let plain = !program.is_empty()
         && !program.starts_with('-')
         && program
@@ -116,10 +330,25 @@ fn prefix_of(cmd: &SimpleCommand) -> Option<String> {
         }
     }
     let name = basename(program);
-    if words.len() == 1 && (INTERPRETERS.contains(&name) || SUBCOMMAND_DRIVEN.contains(&name)) {
+    if is_interpreter(name) || DESTRUCTIVE.contains(&name) || name.starts_with("mkfs.") {
+        return None;
+    }
+    if words.len() == 1 && SUBCOMMAND_DRIVEN.contains(&name) {
+        return None;
+    }
+    if let Some(sub) = words.get(1)
+        && DESTRUCTIVE_SUBCOMMANDS
+            .iter()
+            .any(|(p, subs)| *p == name && subs.contains(sub))
+    {
         return None;
     }
     Some(format!("{} *", words.join(" ")))
+}
+
+/// An interpreter or a program that runs code given to it.
+fn is_interpreter(name: &str) -> bool {
+    INTERPRETERS.contains(&name) || INTERPRETER_FAMILIES.iter().any(|f| name.starts_with(f))
 }
 
 /// `test`, `run`, `build:prod`, `ls-files`: not an option, path, file
@@ -170,6 +399,8 @@ mod tests {
             "sudo ls",
             "python3 script.py",
             "git -C x status",
+            "cargo test --config x",
+            "make test SHELL=/bin/sh",
             "$X y",
             "/tmp/a\\ b x",
             "",

@@ -22,6 +22,9 @@ impl Walker {
                     let class = self.classify_word(&w.value);
                     let mut hazards = class.hazards;
                     let fd_like = class.word.literal().is_some_and(is_fd_duplication);
+                    if !fd_like && matches!(kind, K::DuplicateOutput) {
+                        self.out.output_targets.push(class.word.clone());
+                    }
                     if !fd_like {
                         // `>&file` writes to a file; `<&$x` is not understood.
                         hazards.push(match kind {
@@ -34,6 +37,9 @@ impl Walker {
                 T::Filename(w) => {
                     let class = self.classify_word(&w.value);
                     let mut hazards = class.hazards;
+                    if !matches!(kind, K::Read) {
+                        self.out.output_targets.push(class.word.clone());
+                    }
                     let harmless = match kind {
                         K::Read => class.word.literal().is_some_and(readable_source),
                         _ => class.word.literal().is_some_and(harmless_sink),
@@ -46,6 +52,7 @@ impl Walker {
             },
             ast::IoRedirect::OutputAndError(w, _append) => {
                 let class = self.classify_word(&w.value);
+                self.out.output_targets.push(class.word.clone());
                 let mut hazards = class.hazards;
                 if !class.word.literal().is_some_and(harmless_sink) {
                     hazards.push(Hazard::RedirectToFile(w.value.clone()));

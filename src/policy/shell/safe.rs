@@ -4,7 +4,12 @@
 //! command in it is a program from the list below with arguments that
 //! cannot write, delete or run anything. Programs with dangerous options
 //! (`sort -o`, `find -delete`, `git diff --output`) need literal arguments,
-//! so that a glob or a variable cannot smuggle such an option in.
+//! so that a glob or a variable cannot smuggle such an option in. Long
+//! options are compared by prefix, as GNU `getopt_long` accepts any
+//! unambiguous abbreviation (`sort --o=F` writes F). Every entry is
+//! checked against the real program in `tests/policy_read_only_vs_real.rs`;
+//! programs not installed where that test runs (`tree`, `rg`) are not on
+//! the list.
 
 use super::{ParsedCommand, Word};
 
@@ -37,8 +42,6 @@ const ANY_ARGUMENTS: &[&str] = &[
     "diff",
     "cmp",
     "comm",
-    "test",
-    "[",
     "md5sum",
     "sha1sum",
     "sha256sum",
@@ -88,55 +91,71 @@ fn safe_arguments(program: &str, args: &[Word]) -> bool {
     }
     let literal: Option<Vec<&str>> = args.iter().map(Word::literal).collect();
     match program {
-        // `printf -v var` assigns a shell variable.
+        // `printf -v var` is refused by the parser (a hazard); the format
+        // is the first word and must be literal.
         "printf" => matches!(args.first().and_then(Word::literal), Some(f) if !f.starts_with("-v")),
+        // `test`/`[`: `-v` and expanded words are hazards already.
+        "test" | "[" => literal.is_some(),
         // With arguments, `env` runs a program and `hostname` sets the name.
         "env" | "hostname" => args.is_empty(),
         _ => literal.is_some_and(|a| safe_literal_arguments(program, &a)),
     }
 }
 
+/// The options and operands that write or run, for the programs whose
+/// other arguments are harmless. GNU `getopt_long` accepts any unambiguous
+/// prefix of a long option (`sort --o=F` is `--output=F`), so every long
+/// option is compared by prefix ([`long_option`]); a short option is
+/// refused wherever it appears in a cluster (`-uo F`), even where it would
+/// be the value of another option: stricter, never looser.
 fn safe_literal_arguments(program: &str, args: &[&str]) -> bool {
     match program {
         "date" => !args
             .iter()
-            .any(|a| a.starts_with("--set") || short_option_has(a, 's')),
+            .any(|a| long_option(a, "set") || short_option_has(a, 's')),
         "sort" => !args.iter().any(|a| {
-            a.starts_with("--output")
-                || a.starts_with("--compress-program")
+            long_option(a, "output")
+                || long_option(a, "compress-program")
                 || short_option_has(a, 'o')
         }),
-        // `uniq IN OUT` writes OUT.
-        "uniq" => args.iter().filter(|a| !a.starts_with('-')).count() <= 1,
-        // `tree -o FILE` writes FILE; `-R` with `-H` writes HTML files.
-        "tree" => !args.iter().any(|a| {
-            a.starts_with("--output") || short_option_has(a, 'o') || short_option_has(a, 'R')
-        }),
+        // `uniq IN OUT` writes OUT (`-` is an operand too, and after `--`
+        // so is everything).
+        "uniq" => uniq_operands(args) <= 1,
         // `file -C` compiles a magic file.
         "file" => !args
             .iter()
-            .any(|a| a.starts_with("--compile") || short_option_has(a, 'C')),
+            .any(|a| long_option(a, "compile") || short_option_has(a, 'C')),
         "find" => !args.iter().any(|a| FIND_UNSAFE.contains(a)),
-        // `rg --pre CMD` runs CMD on every file.
-        "rg" => !args
-            .iter()
-            .any(|a| a.starts_with("--pre") || a.starts_with("--hostname-bin")),
         "git" => git_read_only(args),
         _ => false,
     }
 }
 
+/// `uniq`'s operands, counting option values (`-f 1`) as operands too.
+fn uniq_operands(args: &[&str]) -> usize {
+    let mut operands = 0;
+    let mut options_done = false;
+    for a in args {
+        if !options_done && *a == "--" {
+            options_done = true;
+        } else if options_done || *a == "-" || !a.starts_with('-') {
+            operands += 1;
+        }
+    }
+    operands
+}
+
 /// `git status|log|diff|show|rev-parse|ls-files …` and `git branch`
 /// listing. No global options (`-c`, `-C`, `--git-dir`, `--exec-path`)
-/// and no `--output`/`--ext-diff`.
+/// and no `--output`/`--ext-diff` (git's option parser accepts unique
+/// prefixes, so those are compared by prefix).
 fn git_read_only(args: &[&str]) -> bool {
     let Some((&sub, rest)) = args.split_first() else {
         return false;
     };
-    let writes = |a: &&str| a.starts_with("--output") || a.starts_with("--ext-diff");
+    let writes = |a: &&str| long_option(a, "output") || long_option(a, "ext-diff");
     match sub {
-        "status" | "rev-parse" | "ls-files" => !rest.iter().any(writes),
-        "log" | "diff" | "show" => !rest.iter().any(writes),
+        "status" | "rev-parse" | "ls-files" | "log" | "diff" | "show" => !rest.iter().any(writes),
         // Without options that only list, `git branch NAME` creates a branch.
         "branch" => rest.iter().all(|a| {
             matches!(
@@ -155,6 +174,15 @@ fn git_read_only(args: &[&str]) -> bool {
         }),
         _ => false,
     }
+}
+
+/// `--NAME` or `--NAME=VALUE` where NAME is `full` or any prefix of it (an
+/// abbreviation `getopt_long` and git accept when it is unambiguous).
+fn long_option(arg: &str, full: &str) -> bool {
+    arg.strip_prefix("--").is_some_and(|rest| {
+        let name = rest.split('=').next().unwrap_or(rest);
+        !name.is_empty() && full.starts_with(name)
+    })
 }
 
 /// `-xyz` (a cluster of short options, not `--long`) containing `c`.
@@ -210,6 +238,20 @@ mod tests {
             "git -c core.pager=x log",
             "git push",
             "rg --pre cat x",
+            "rg foo",
+            "tree",
+            "sort --o=out in",
+            "sort --outp=out in",
+            "sort --compress-prog=sh in",
+            "uniq - out",
+            "uniq -- -a -b",
+            "git diff --outp=x",
+            "git log --ext",
+            "date --se 2020-01-01",
+            "test -v 'a[$(id)]'",
+            "[ -v x ]",
+            "[ -n \"$x\" ]",
+            "printf \"$f\" x",
             "printf -v PATH /tmp",
             "env rm x",
             "date -s 2020-01-01",

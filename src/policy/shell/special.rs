@@ -60,13 +60,56 @@ const WRAPPERS: &[&str] = &[
 ];
 
 /// The last path component of a program word: `/usr/bin/env` is `env`.
-pub(super) fn basename(program: &str) -> &str {
+pub fn basename(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
 }
 
 /// Whether `name` (a basename) is a wrapper.
-pub(super) fn is_wrapper(name: &str) -> bool {
+pub fn is_wrapper(name: &str) -> bool {
     WRAPPERS.contains(&name)
+}
+
+/// Builtins whose words can reach bash's arithmetic evaluation, which
+/// runs the command substitutions in an array subscript
+/// (`test -v 'a[$(cmd)]'`, `read 'a[$(cmd)]'`, `let 'a[$(cmd)]'`): any
+/// variable name they assign, unset or test may carry a subscript, and a
+/// value assigned to an integer variable (`declare -i n; read n`) is
+/// evaluated too. The words are checked after quote removal, so quoting
+/// does not help; any of these is a hazard unless it provably names no
+/// variable.
+fn evaluates_subscripts(name: &str, args: &[Word]) -> Option<&'static str> {
+    let expanded = || args.iter().any(|a| a.literal().is_none());
+    match name {
+        "let" => Some("let evaluates arithmetic"),
+        "declare" | "typeset" | "local" | "export" | "readonly" | "unset" => {
+            Some("a variable name may carry an array subscript, evaluated as arithmetic")
+        }
+        "read" | "mapfile" | "readarray" | "getopts" => {
+            Some("assigns shell variables: a subscript or an integer variable evaluates arithmetic")
+        }
+        // `printf -v NAME`; an expanded first word may turn out to be `-v`.
+        "printf" => match args.first() {
+            Some(Word::Literal(f)) if !f.starts_with("-v") => None,
+            None => None,
+            _ => Some("printf -v assigns a variable (its subscript is evaluated)"),
+        },
+        // `wait -p NAME` assigns NAME.
+        "wait" => (expanded()
+            || args
+                .iter()
+                .filter_map(Word::literal)
+                .any(|a| a.starts_with('-') && a.contains('p')))
+        .then_some("wait -p assigns a variable (its subscript is evaluated)"),
+        // `test -v 'a[…]'` evaluates the subscript; an expanded word may
+        // turn out to be `-v` or the subscripted name.
+        "test" | "[" => (expanded()
+            || args
+                .iter()
+                .filter_map(Word::literal)
+                .any(|a| matches!(a, "-v" | "-R")))
+        .then_some("test -v evaluates an array subscript"),
+        _ => None,
+    }
 }
 
 impl Walker {
@@ -85,6 +128,25 @@ impl Walker {
         };
         let args = &words[1..];
         let name = basename(program);
+        if let Some(why) = evaluates_subscripts(name, args) {
+            hazards.push(Hazard::CodeInExpansion(why.into()));
+        }
+        if matches!(
+            name,
+            "declare" | "typeset" | "local" | "export" | "readonly"
+        ) {
+            for arg in args {
+                match arg {
+                    Word::Literal(a) => {
+                        let (var, value) = a.split_once('=').unwrap_or((a, ""));
+                        self.code_variable(var, Some(value));
+                    }
+                    Word::Expanded(w) => {
+                        self.dynamic(format!("{name} of an expanded word (`{w}`)"))
+                    }
+                }
+            }
+        }
         match name {
             "eval" => {
                 hazards.push(Hazard::Eval);
@@ -96,30 +158,52 @@ impl Walker {
                     .all(|a| matches!(a.literal(), Some("-p" | "-l" | "--")));
                 if !lists_only {
                     hazards.push(Hazard::Eval);
-                    if let Some(code) = args
+                    match args
                         .iter()
-                        .filter_map(Word::literal)
-                        .find(|a| !a.starts_with('-'))
+                        .find(|a| a.literal().is_none_or(|s| !s.starts_with('-')))
                     {
-                        self.nested_source(code);
+                        Some(Word::Literal(code)) => {
+                            self.nested_source(code);
+                        }
+                        Some(Word::Expanded(_)) => {
+                            self.dynamic("trap of code that is not literal".into())
+                        }
+                        None => {}
                     }
                 }
             }
-            "fc" => hazards.push(Hazard::Eval),
+            "fc" => {
+                hazards.push(Hazard::Eval);
+                self.dynamic("fc runs commands from the history".into());
+            }
             "mapfile" | "readarray"
                 if args
                     .iter()
                     .any(|a| a.literal().is_none_or(|s| s.starts_with("-C"))) =>
             {
-                hazards.push(Hazard::Eval)
+                hazards.push(Hazard::Eval);
+                self.dynamic("mapfile -C runs a callback".into());
             }
-            "source" | "." => hazards.push(Hazard::Source),
+            "source" | "." => {
+                hazards.push(Hazard::Source);
+                let hidden = |a: &str| a.starts_with("/dev/") || a.starts_with("/proc/");
+                if args.first().is_none_or(|a| a.literal().is_none_or(hidden)) {
+                    self.dynamic("source of a file that is not named literally".into());
+                }
+            }
+            "alias" | "hash" | "enable" if !args.is_empty() => {
+                hazards.push(Hazard::Eval);
+                self.dynamic(format!("{name} defines what a command name runs"));
+            }
             "find" => self.find(args, hazards),
             "command" if matches!(args.first().and_then(Word::literal), Some("-v" | "-V")) => {}
             "env" if args.is_empty() => {}
             _ if SHELLS.contains(&name) => self.shell(args, hazards),
             _ if is_wrapper(name) => {
                 hazards.push(Hazard::Wrapper(name.to_owned()));
+                if name == "parallel" {
+                    self.dynamic("parallel runs its arguments or input as commands".into());
+                }
                 if expand_wrappers {
                     self.wrapped(args);
                 }
@@ -131,14 +215,20 @@ impl Walker {
     /// `eval a b c` runs the words joined by spaces.
     fn code_from_args(&mut self, args: &[Word]) {
         let literal: Option<Vec<&str>> = args.iter().map(Word::literal).collect();
-        if let Some(parts) = literal {
-            self.nested_source(&parts.join(" "));
+        match literal {
+            Some(parts) => {
+                if !self.nested_source(&parts.join(" ")) {
+                    self.dynamic("eval of text that cannot be parsed".into());
+                }
+            }
+            None => self.dynamic("eval of text that is not literal".into()),
         }
     }
 
     /// `bash [options] -c STRING …`: the string is a command.
     fn shell(&mut self, args: &[Word], hazards: &mut Vec<Hazard>) {
         let mut dash_c = false;
+        let mut dash_s = false;
         let mut skip_next = false;
         let mut string = None;
         for arg in args {
@@ -162,6 +252,7 @@ impl Walker {
             }
             if let Some(cluster) = a.strip_prefix('-').or_else(|| a.strip_prefix('+')) {
                 dash_c |= cluster.contains('c');
+                dash_s |= cluster.contains('s') && a.starts_with('-');
                 skip_next = cluster.ends_with(['o', 'O']);
                 continue;
             }
@@ -170,10 +261,26 @@ impl Walker {
         }
         if dash_c {
             hazards.push(Hazard::ShellDashC);
-            if let Some(code) = string
-                && !self.nested_source(code)
-            {
-                hazards.push(Hazard::Unparseable(code.to_owned()));
+            match string {
+                Some(code) => {
+                    if !self.nested_source(code) {
+                        hazards.push(Hazard::Unparseable(code.to_owned()));
+                        self.dynamic("a shell given a command string that cannot be parsed".into());
+                    }
+                }
+                None => self.dynamic("a shell given a command string that is not literal".into()),
+            }
+            return;
+        }
+        let from_stdin = dash_s
+            || string.is_none_or(|s| matches!(s, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"));
+        if from_stdin {
+            hazards.push(Hazard::ShellStdin);
+            match self.stdin.take() {
+                Some(text) if self.nested_source(&text) => {}
+                _ => self.dynamic(
+                    "a shell reading commands from its standard input (a pipe or a file)".into(),
+                ),
             }
         }
     }
@@ -185,7 +292,16 @@ impl Walker {
     /// parsed too.
     fn wrapped(&mut self, args: &[Word]) {
         for (i, arg) in args.iter().enumerate() {
-            let Some(a) = arg.literal() else { continue };
+            let Some(a) = arg.literal() else {
+                // `sudo $CMD`, `env -S "$x"`: an expanded word may be the
+                // program.
+                self.dynamic(format!("a wrapper given an expanded word (`{}`)", raw(arg)));
+                continue;
+            };
+            if a.starts_with("-I") || a.starts_with("-i") || a.starts_with("--replace") {
+                // `xargs -I{} {} x`: the program comes from the input.
+                self.dynamic("xargs -I: the program may come from its input".into());
+            }
             if a.contains([' ', ';', '|', '&', '\n', '$', '`', '<', '>', '(']) {
                 self.nested_source(a);
             }
@@ -221,8 +337,12 @@ impl Walker {
                         words: words.to_vec(),
                         ..SimpleCommand::default()
                     };
-                    if words[0].literal().is_some() {
-                        self.special(words, &mut cmd.hazards, true);
+                    match words[0].literal() {
+                        Some(w) if w.contains("{}") => {
+                            self.dynamic("find -exec with a file name as the program".into())
+                        }
+                        Some(_) => self.special(words, &mut cmd.hazards, true),
+                        None => {}
                     }
                     self.push(cmd, false);
                 }
@@ -230,6 +350,49 @@ impl Walker {
             }
             i += 1;
         }
+    }
+}
+
+/// A word as written.
+fn raw(w: &Word) -> &str {
+    match w {
+        Word::Literal(s) | Word::Expanded(s) => s,
+    }
+}
+
+/// Shell variables whose value is code the shell runs or that decide what
+/// a command name runs.
+const CODE_VARIABLES: &[&str] = &[
+    "PROMPT_COMMAND",
+    "BASH_ENV",
+    "ENV",
+    "PS0",
+    "PS1",
+    "PS2",
+    "PS4",
+    "BASH_CMDS",
+    "BASH_ALIASES",
+    "BASH_LOADABLES_PATH",
+    "EXECIGNORE",
+];
+
+impl Walker {
+    /// An assignment to a variable that runs code (`PROMPT_COMMAND=…`)
+    /// or names programs (`BASH_CMDS[ls]=…`): the command is dynamic, and
+    /// a literal `PROMPT_COMMAND` is read as commands for deny rules.
+    pub(super) fn code_variable(&mut self, name: &str, value: Option<&str>) {
+        let base = name.split('[').next().unwrap_or(name);
+        if !CODE_VARIABLES.contains(&base) {
+            return;
+        }
+        if base == "PROMPT_COMMAND"
+            && let Some(code) = value
+        {
+            self.nested_source(code);
+        }
+        self.dynamic(format!(
+            "{base} is set: the shell runs or looks up commands through it"
+        ));
     }
 }
 

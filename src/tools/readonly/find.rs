@@ -192,7 +192,7 @@ fn find(call: &FindCall, ctx: &RunContext) -> ToolOutput {
     let mut found = 0usize;
     let mut report = |e: &Entry, buf: &mut OutputBuf| -> bool {
         found += 1;
-        buf.line(&e.describe(&text::shown(&scope, &e.path)))
+        buf.line(&e.describe(&text::shown(&scope, &e.path), &scope))
     };
     if start.kind != FileKind::Directory || call.max_depth == 0 {
         // Only the start itself is tested.
@@ -299,7 +299,8 @@ mod tests {
         );
         let out = run(&Find::new(), dir.path(), json!({"pattern": "usr*"}));
         assert!(
-            out.text.starts_with("src/usr-link -> /usr\n"),
+            out.text
+                .starts_with("src/usr-link -> (outside the workspace)\n"),
             "{}",
             out.text
         );

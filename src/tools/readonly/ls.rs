@@ -118,7 +118,7 @@ fn ls(call: &LsCall, ctx: &RunContext) -> ToolOutput {
     if start.kind != FileKind::Directory {
         // A single file: its own line, like `ls FILE`.
         return match start.entry() {
-            Ok(entry) => ToolOutput::ok(entry.describe(&text::escape(&start.shown)) + "\n"),
+            Ok(entry) => ToolOutput::ok(entry.describe(&text::escape(&start.shown), &scope) + "\n"),
             Err(e) => ToolOutput::error(format!("{}: {e}", start.shown)),
         };
     }
@@ -139,7 +139,10 @@ fn ls(call: &LsCall, ctx: &RunContext) -> ToolOutput {
             .unwrap_or_default();
         let indent = "  ".repeat(e.depth.saturating_sub(1));
         shown += 1;
-        if buf.line(&format!("{indent}{}", e.describe(&text::escape(&name)))) {
+        if buf.line(&format!(
+            "{indent}{}",
+            e.describe(&text::escape(&name), &scope)
+        )) {
             Flow::Continue
         } else {
             Flow::Stop
@@ -197,7 +200,7 @@ mod tests {
         assert!(!out.is_error, "{}", out.text);
         assert_eq!(
             out.text,
-            "README.md (5 bytes)\netc-link -> /etc\nsrc/\n\
+            "README.md (5 bytes)\netc-link -> (outside the workspace)\nsrc/\n\
              [1 hidden entries (names starting with '.') not shown; use show_hidden=true]\n\
              [2 excluded entries hidden (airlock never shows them)]\n"
         );

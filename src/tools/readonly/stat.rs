@@ -174,11 +174,13 @@ fn stat(path: &str, ctx: &RunContext) -> ToolOutput {
         "mode": rwx,
         "modified": when,
     });
-    if let Some(target) = &l.link_target {
+    if l.link_target.is_some() {
         let target_kind = std::fs::metadata(&l.resolved)
             .map(|m| FileKind::of(&m))
             .ok();
-        let t = target.to_string_lossy();
+        // Shown only when it stays in scope (the resolved target is
+        // checked already; the text as stored may name more).
+        let t = ctx.scope.link_target(&l.location).display();
         text.push_str(&format!("target: {}\n", text::escape(&t)));
         if let Some(k) = target_kind {
             text.push_str(&format!("target type: {}\n", k.as_str()));

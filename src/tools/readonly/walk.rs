@@ -19,7 +19,7 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::text;
-use crate::scope::{FileKind, Scope, ScopeError, io_error};
+use crate::scope::{FileKind, LinkTarget, Scope, ScopeError, io_error};
 use crate::supervisor::Subject;
 use crate::tools::RunContext;
 
@@ -91,14 +91,18 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// Its line in a listing: `name` (already escaped) with what it is.
-    pub fn describe(&self, name: &str) -> String {
+    /// Its line in a listing: `name` (already escaped) with what it is. A
+    /// symlink's target is shown only when it stays in the scope
+    /// ([`Scope::link_target`]).
+    pub fn describe(&self, name: &str, scope: &Scope) -> String {
         match self.kind {
             FileKind::Directory => format!("{name}/"),
             FileKind::File => format!("{name} ({} bytes)", self.meta.len()),
-            FileKind::Symlink => match std::fs::read_link(&self.path) {
-                Ok(t) => format!("{name} -> {}", text::escape(&t.to_string_lossy())),
-                Err(_) => format!("{name} -> ?"),
+            FileKind::Symlink => match scope.link_target(&self.path) {
+                LinkTarget::Shown(t) => {
+                    format!("{name} -> {}", text::escape(&t.to_string_lossy()))
+                }
+                hidden => format!("{name} -> {}", hidden.display()),
             },
             other => format!("{name} ({})", other.as_str()),
         }

@@ -1,0 +1,166 @@
+//! The guardrails for input the shell parser rejects: the old tokenizer
+//! (quotes, escapes, comments, heredoc bodies; split on `;`, `&`, `|`,
+//! `&&`, `||`, newlines, parentheses, braces, `$(`, backticks). Wrappers
+//! come from the policy's one wrapper table: every word after one that is
+//! not an option or an assignment may start the wrapped command.
+
+use super::lex::{Simple, Tok, lex, simple_commands};
+use super::{
+    DISK_WRITE, FORK_BOMB, Guardrail, MKFS, RM_ROOT, approximate, is_disk, rm_root, writes_device,
+};
+use crate::policy::shell::{basename, is_wrapper};
+
+/// Nested strings (`bash -c`, `eval`, substitutions) deeper than this are
+/// not looked into.
+const MAX_DEPTH: usize = 8;
+
+/// Leading words that only prefix the real command.
+const KEYWORDS: &[&str] = &[
+    "if", "then", "else", "elif", "do", "while", "until", "!", "time", "{", "(",
+];
+
+pub(super) fn check(command: &str) -> Option<Guardrail> {
+    check_depth(command, 0)
+}
+
+fn check_depth(command: &str, depth: usize) -> Option<Guardrail> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let lexed = lex(command);
+    if fork_bomb(&lexed.tokens) {
+        return Some(FORK_BOMB);
+    }
+    for cmd in simple_commands(&lexed.tokens) {
+        if let Some(g) = check_simple(&cmd, depth) {
+            return Some(g);
+        }
+    }
+    lexed
+        .nested
+        .iter()
+        .find_map(|inner| check_depth(inner, depth + 1))
+}
+
+fn is_assignment(w: &str) -> bool {
+    match w.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+fn check_simple(cmd: &Simple, depth: usize) -> Option<Guardrail> {
+    if cmd
+        .redirect_targets
+        .iter()
+        .any(|t| is_disk(&approximate(t)))
+    {
+        return Some(DISK_WRITE);
+    }
+    let words: Vec<String> = cmd.words.iter().map(|w| approximate(w)).collect();
+    check_words(&words, depth)
+}
+
+fn check_words(words: &[String], depth: usize) -> Option<Guardrail> {
+    let start = words
+        .iter()
+        .position(|w| !is_assignment(w) && !KEYWORDS.contains(&w.as_str()))?;
+    let words = &words[start..];
+    let name = basename(&words[0]);
+    let args = &words[1..];
+    if is_wrapper(name) {
+        // Any later word that is not an option may be the wrapped program;
+        // a word with blanks may be a command string (`su -c`, `watch`).
+        for (i, a) in args.iter().enumerate() {
+            if a.contains([' ', ';', '|', '&', '\n'])
+                && let Some(g) = check_depth(a, depth + 1)
+            {
+                return Some(g);
+            }
+            if !a.starts_with(['-', '+'])
+                && !is_assignment(a)
+                && let Some(g) = check_words(&args[i..], depth)
+            {
+                return Some(g);
+            }
+        }
+        return None;
+    }
+    match name {
+        "rm" => rm_root(args).then_some(RM_ROOT),
+        "mkfs" | "mke2fs" => Some(MKFS),
+        n if n.starts_with("mkfs.") => Some(MKFS),
+        "dd" => args
+            .iter()
+            .filter_map(|a| a.strip_prefix("of="))
+            .any(writes_device)
+            .then_some(DISK_WRITE),
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "su" => {
+            let i = args.iter().position(|a| {
+                a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
+            })?;
+            let code = args[i + 1..].iter().find(|a| a.as_str() != "--")?;
+            check_depth(code, depth + 1)
+        }
+        "eval" => check_depth(&args.join(" "), depth + 1),
+        _ => None,
+    }
+}
+
+/// `name() { … name | name … }` or `name() { … name & … }` anywhere, also
+/// written `function name { … }`.
+fn fork_bomb(tokens: &[Tok]) -> bool {
+    let word = |i: usize| match tokens.get(i) {
+        Some(Tok::Word(w)) => Some(w.as_str()),
+        _ => None,
+    };
+    let is = |i: usize, s: &str| matches!(tokens.get(i), Some(Tok::Sep(x)) if *x == s);
+    for i in 0..tokens.len() {
+        let (name, body_from) = if word(i) == Some("function") && word(i + 1).is_some() {
+            let name = word(i + 1).unwrap_or_default();
+            let after = if is(i + 2, "(") && is(i + 3, ")") {
+                i + 4
+            } else {
+                i + 2
+            };
+            (name, after)
+        } else if let Some(name) = word(i)
+            && is(i + 1, "(")
+            && is(i + 2, ")")
+        {
+            (name, i + 3)
+        } else {
+            continue;
+        };
+        let mut j = body_from;
+        while matches!(tokens.get(j), Some(Tok::Sep("newline"))) {
+            j += 1;
+        }
+        if !is(j, "{") && !is(j, "(") {
+            continue;
+        }
+        let mut depth = 0usize;
+        for (k, tok) in tokens.iter().enumerate().skip(j) {
+            match tok {
+                Tok::Sep("{") | Tok::Sep("(") => depth += 1,
+                Tok::Sep("}") | Tok::Sep(")") => depth = depth.saturating_sub(1),
+                Tok::Word(w) if w == name => {
+                    let piped = is(k + 1, "|") && word(k + 2) == Some(name);
+                    let backgrounded = is(k + 1, "&");
+                    if piped || backgrounded {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+    false
+}
