@@ -19,48 +19,89 @@ use airlock::supervisor::{ApproveAllConfirmer, Confirmer, HeadlessConfirmer};
 #[derive(Debug, Parser)]
 #[command(name = "airlock", version, about, long_about = None)]
 struct Cli {
-    /// The workspace agents work in (default: the current directory).
-    #[arg(long, value_name = "DIR", global = true)]
-    workspace: Option<PathBuf>,
+    /// Where audit trails and logs go.
+    #[arg(long, value_name = "DIR", env = "AIRLOCK_DATA_DIR", global = true)]
+    data_dir: Option<PathBuf>,
 
     #[command(flatten)]
-    global: GlobalArgs,
+    session: SessionArgs,
 
     #[command(subcommand)]
     command: Option<Command>,
 }
 
-#[derive(Debug, Args)]
-struct GlobalArgs {
-    /// Where audit trails and logs go.
-    #[arg(long, value_name = "DIR", env = "AIRLOCK_DATA_DIR", global = true)]
-    data_dir: Option<PathBuf>,
+/// Options of the commands that run a supervisor session (the TUI, `serve`,
+/// `demo`) or read its configuration (`config`); the other subcommands do
+/// not list them.
+#[derive(Debug, Clone, Default, Args)]
+struct SessionArgs {
+    /// The workspace agents work in (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
 
     /// An extra config file, read after the user and project files.
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 
     /// The policy mode, overriding the config: default (writes and bash
     /// ask), read-only (writes and bash refused), trust-edits (writes inside
     /// the workspace run without asking).
-    #[arg(long, value_enum, global = true)]
+    #[arg(long, value_enum)]
     mode: Option<Mode>,
 
     /// The bash sandbox, overriding the config: workspace-write (writes only
     /// in the workspace and a private /tmp), read-only, off.
-    #[arg(long, value_enum, value_name = "MODE", global = true)]
+    #[arg(long, value_enum, value_name = "MODE")]
     sandbox: Option<SandboxMode>,
 
     /// Let sandboxed shells reach the network.
-    #[arg(long, global = true)]
+    #[arg(long)]
     allow_network: bool,
+}
+
+impl SessionArgs {
+    /// The subcommand's own options, each falling back to the one given
+    /// before the subcommand (`airlock --workspace D serve --stdio`).
+    fn or(self, top: &SessionArgs) -> SessionArgs {
+        SessionArgs {
+            workspace: self.workspace.or_else(|| top.workspace.clone()),
+            config: self.config.or_else(|| top.config.clone()),
+            mode: self.mode.or(top.mode),
+            sandbox: self.sandbox.or(top.sandbox),
+            allow_network: self.allow_network || top.allow_network,
+        }
+    }
+}
+
+/// What a session is started with: the data directory and the session
+/// options, wherever on the command line they were given.
+#[derive(Debug)]
+struct GlobalArgs {
+    data_dir: Option<PathBuf>,
+    config: Option<PathBuf>,
+    mode: Option<Mode>,
+    sandbox: Option<SandboxMode>,
+    allow_network: bool,
+}
+
+impl GlobalArgs {
+    fn new(data_dir: Option<PathBuf>, s: SessionArgs) -> (Option<PathBuf>, GlobalArgs) {
+        let g = GlobalArgs {
+            data_dir,
+            config: s.config,
+            mode: s.mode,
+            sandbox: s.sandbox,
+            allow_network: s.allow_network,
+        };
+        (s.workspace, g)
+    }
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print the effective configuration and which file each value came
     /// from.
-    Config,
+    Config(SessionArgs),
     /// Relay an agent's stdio MCP connection to the running supervisor
     /// (what an agent's MCP config launches).
     Connect {
@@ -80,6 +121,9 @@ enum Command {
         /// The agent.
         #[arg(value_enum)]
         agent: airlock::init::Agent,
+        /// The project (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
         /// Write the project-level files (in --workspace, default the
         /// current directory) instead of the user's.
         #[arg(long)]
@@ -98,7 +142,7 @@ enum Command {
     },
     /// Try airlock on a throw-away sample workspace, with a built-in agent
     /// that makes every kind of call and waits for your answers.
-    Demo,
+    Demo(SessionArgs),
     /// A headless MCP server (no TUI): calls that need a human are denied
     /// unless --approve-all is given.
     Serve {
@@ -108,6 +152,8 @@ enum Command {
         /// Approve every call that would need a human (audited as such).
         #[arg(long)]
         approve_all: bool,
+        #[command(flatten)]
+        session: SessionArgs,
     },
     /// The audit trails in the data directory, newest first, with what
     /// happened in each.
@@ -136,9 +182,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let top = cli.session;
+    let data_dir = cli.data_dir;
     match cli.command {
-        Some(Command::Config) => {
-            let opts = session_options(cli.workspace, &cli.global, "config")?;
+        Some(Command::Config(sub)) => {
+            let (workspace, global) = GlobalArgs::new(data_dir, sub.or(&top));
+            let opts = session_options(workspace, &global, "config")?;
             let workspace = session::canonical_workspace(&opts.workspace)?;
             let loaded = airlock::config::load(&workspace, opts.config_file.as_deref())?;
             print!("{}", airlock::config::describe(&loaded));
@@ -160,16 +209,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Serve {
             stdio: _,
             approve_all,
+            session: sub,
         }) => {
-            let workspace = cli.workspace;
+            let (workspace, global) = GlobalArgs::new(data_dir, sub.or(&top));
             let confirmer: Arc<dyn Confirmer> = if approve_all {
                 Arc::new(ApproveAllConfirmer)
             } else {
                 Arc::new(HeadlessConfirmer)
             };
-            let opts = session_options(workspace, &cli.global, "serve-stdio")?;
+            let opts = session_options(workspace, &global, "serve-stdio")?;
             let _log = init_logging(&opts)?;
-            let session = start(&opts, &cli.global, confirmer)?;
+            let session = start(&opts, &global, confirmer)?;
             tracing::info!(audit = %session.audit_path.display(), "serving MCP on stdio");
             runtime.block_on(airlock::mcp::serve_stdio(session.supervisor.clone()))?;
             session.supervisor.shutdown("stdin closed");
@@ -177,12 +227,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Init {
             agent,
+            workspace,
             project,
             remove,
             dry_run,
             trust_folder,
         }) => {
-            let dir = match cli.workspace {
+            let dir = match workspace.or(top.workspace) {
                 Some(w) => w,
                 None => std::env::current_dir().context("cannot read the current directory")?,
             };
@@ -201,20 +252,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 command: airlock::init::current_command()?,
                 homes: airlock::init::AgentHomes::from_env()?,
                 project_dir,
-                record_dir: airlock::dirs::data_dir(cli.global.data_dir.as_deref()).join("init"),
+                record_dir: airlock::dirs::data_dir(data_dir.as_deref()).join("init"),
             };
             let report = airlock::init::run(&opts)?;
             // A closed stdout (`| head`) is not an error worth a panic.
             let _ = write!(std::io::stdout().lock(), "{report}");
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Demo) => {
-            let mut opts = session_options(None, &cli.global, "demo")?;
+        Some(Command::Demo(sub)) => {
+            let (_, global) = GlobalArgs::new(data_dir, sub.or(&top));
+            let mut opts = session_options(None, &global, "demo")?;
             let _log = init_logging(&opts)?;
             let demo = airlock::demo::prepare().context("cannot set up the demo workspace")?;
             opts.workspace = demo.workspace().to_path_buf();
             let (confirmer, requests) = airlock::tui::channel();
-            let session = start(&opts, &cli.global, Arc::new(confirmer))?;
+            let session = start(&opts, &global, Arc::new(confirmer))?;
             let tui = airlock::tui::Options {
                 label: Some("demo".into()),
                 on_ready: Some(demo.agent_starter()),
@@ -224,14 +276,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Sessions(args)) => {
-            let data = airlock::dirs::data_dir(cli.global.data_dir.as_deref());
+            let data = airlock::dirs::data_dir(data_dir.as_deref());
             let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
             let mut out = std::io::stdout().lock();
             airlock::report::cli::sessions_command(&args, &data, &mut out, tty)?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Log(args)) => {
-            let data = airlock::dirs::data_dir(cli.global.data_dir.as_deref());
+            let data = airlock::dirs::data_dir(data_dir.as_deref());
             let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
             let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr());
             let ok = airlock::report::cli::log_command(&args, &data, &mut out, &mut err, tty)?;
@@ -241,15 +293,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
                 anyhow::bail!("review needs a terminal; `airlock log` prints the same trail");
             }
-            let data = airlock::dirs::data_dir(cli.global.data_dir.as_deref());
+            let data = airlock::dirs::data_dir(data_dir.as_deref());
             runtime.block_on(airlock::tui::review::run_command(&args, &data))?;
             Ok(ExitCode::SUCCESS)
         }
         None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
-            let opts = session_options(cli.workspace, &cli.global, "supervisor")?;
+            let (workspace, global) = GlobalArgs::new(data_dir, top);
+            let opts = session_options(workspace, &global, "supervisor")?;
             let _log = init_logging(&opts)?;
             let (confirmer, requests) = airlock::tui::channel();
-            let session = start(&opts, &cli.global, Arc::new(confirmer))?;
+            let session = start(&opts, &global, Arc::new(confirmer))?;
             let ended = runtime.block_on(airlock::tui::run(
                 &session,
                 requests,
@@ -260,9 +313,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         None => {
             // No terminal (a service, a pipe): serve headless and say so.
-            let opts = session_options(cli.workspace, &cli.global, "supervisor")?;
+            let (workspace, global) = GlobalArgs::new(data_dir, top);
+            let opts = session_options(workspace, &global, "supervisor")?;
             let _log = init_logging(&opts)?;
-            let session = start(&opts, &cli.global, Arc::new(HeadlessConfirmer))?;
+            let session = start(&opts, &global, Arc::new(HeadlessConfirmer))?;
             runtime.block_on(airlock::mcp::run_supervisor_with(
                 &session,
                 print_where_agents_connect,

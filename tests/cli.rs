@@ -99,3 +99,66 @@ fn empty_enabled_list_disables_all_tools_but_starts() {
     let first = std::fs::read_to_string(trail).unwrap();
     assert!(first.contains("\"tools\":[]"), "{first}");
 }
+
+/// `airlock SUB --help`, as text.
+fn help_of(sub: &str) -> String {
+    let out = airlock().args([sub, "--help"]).output().unwrap();
+    assert!(out.status.success(), "{sub} --help");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn subcommand_help_lists_only_options_that_apply() {
+    let session_only = [
+        "--workspace",
+        "--mode",
+        "--sandbox",
+        "--allow-network",
+        "--config",
+    ];
+    for sub in ["log", "sessions", "review", "connect"] {
+        let help = help_of(sub);
+        for opt in session_only {
+            assert!(!help.contains(opt), "`{sub} --help` lists {opt}:\n{help}");
+        }
+        assert!(
+            help.contains("--data-dir"),
+            "`{sub} --help` keeps --data-dir"
+        );
+    }
+    // Control: the commands that run a session do list them.
+    let serve = help_of("serve");
+    for opt in session_only {
+        assert!(serve.contains(opt), "`serve --help` lists {opt}:\n{serve}");
+    }
+    assert!(help_of("init").contains("--workspace"));
+}
+
+#[test]
+fn session_options_work_before_and_after_the_subcommand() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir");
+    for args in [
+        vec!["--workspace", missing.to_str().unwrap(), "serve", "--stdio"],
+        vec!["serve", "--stdio", "--workspace", missing.to_str().unwrap()],
+    ] {
+        let out = airlock()
+            .args(&args)
+            .arg("--data-dir")
+            .arg(dir.path().join("data"))
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("no-such-dir"),
+            "{args:?} names the workspace: {err}"
+        );
+    }
+    // An option that does not apply is refused, not silently ignored.
+    let out = airlock()
+        .args(["log", "--mode", "read-only"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
