@@ -270,6 +270,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let tui = airlock::tui::Options {
                 label: Some("demo".into()),
                 on_ready: Some(demo.agent_starter()),
+                ..Default::default()
             };
             let ended = runtime.block_on(airlock::tui::run(&session, requests, tui))?;
             print_ended(&ended);
@@ -303,11 +304,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let _log = init_logging(&opts)?;
             let (confirmer, requests) = airlock::tui::channel();
             let session = start(&opts, &global, Arc::new(confirmer))?;
-            let ended = runtime.block_on(airlock::tui::run(
-                &session,
-                requests,
-                airlock::tui::Options::default(),
-            ))?;
+            let tui = airlock::tui::Options {
+                agent_timeouts: agent_timeouts(&session),
+                ..Default::default()
+            };
+            let ended = runtime.block_on(airlock::tui::run(&session, requests, tui))?;
             print_ended(&ended);
             Ok(ExitCode::SUCCESS)
         }
@@ -356,6 +357,18 @@ fn print_ended(ended: &airlock::tui::Ended) {
         ended.reason,
         ended.audit.display()
     );
+}
+
+/// How long the agents airlock knows wait for a call, from their own config
+/// (today Codex's `tool_timeout_sec` for airlock's server), for the prompt.
+fn agent_timeouts(session: &session::Session) -> Vec<(String, u64)> {
+    let Ok(homes) = airlock::init::AgentHomes::from_env() else {
+        return Vec::new();
+    };
+    airlock::init::codex::airlock_tool_timeout(&homes, &session.workspace)
+        .map(|secs| ("codex".to_string(), secs))
+        .into_iter()
+        .collect()
 }
 
 fn session_options(

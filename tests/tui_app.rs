@@ -394,3 +394,37 @@ fn bash_prompt_shows_the_shell_directory_after_the_agents_last_command() {
         "{s}"
     );
 }
+
+#[test]
+fn the_prompt_says_when_the_agent_gives_up_from_its_own_config() {
+    let codex = |id| {
+        let mut c = bash(id, "cargo test", "test");
+        c.agent.name = "codex-mcp-client".into();
+        c
+    };
+    // Without its config airlock knows Codex's default (300 s); the call
+    // arrived 59 s before the clock.
+    let mut app = app(120, 40);
+    app.update(Msg::Prompt {
+        call: codex(1),
+        verdict: ask("default: exec tools ask"),
+    });
+    let s = screen(&app);
+    assert!(s.contains("codex gives up in 4:01"), "{s}");
+    // `airlock init codex` set tool_timeout_sec = 3600: the prompt says so.
+    let mut app = tui_support::app(120, 40);
+    app.agent_timeouts = vec![("codex".into(), 3600)];
+    app.update(Msg::Prompt {
+        call: codex(1),
+        verdict: ask("default: exec tools ask"),
+    });
+    let s = screen(&app);
+    assert!(s.contains("codex gives up in 59:01"), "{s}");
+    // Claude Code: no known limit, nothing claimed.
+    let mut app = tui_support::app(120, 40);
+    app.update(Msg::Prompt {
+        call: bash(1, "cargo test", "test"),
+        verdict: ask("default: exec tools ask"),
+    });
+    assert!(!screen(&app).contains("gives up"));
+}

@@ -20,7 +20,7 @@
 use std::path::PathBuf;
 
 use super::{
-    CONNECT_ENV_VARS, Change, FilePlan, Format, InitError, Options, Plan, SERVER_NAME,
+    AgentHomes, CONNECT_ENV_VARS, Change, FilePlan, Format, InitError, Options, Plan, SERVER_NAME,
     TOOL_TIMEOUT_SECS, Val,
 };
 
@@ -120,4 +120,79 @@ fn merge_same_file(files: Vec<FilePlan>) -> Vec<FilePlan> {
         }
     }
     out
+}
+
+/// Codex's default `tool_timeout_sec` (0.171.0), for a server without one.
+pub const DEFAULT_TOOL_TIMEOUT_SECS: u64 = 300;
+
+/// How long Codex waits for a call to airlock's server, as its config says:
+/// the project file (which Codex reads in a trusted project) before the
+/// user's; a registration without `tool_timeout_sec` waits Codex's default.
+/// `None` when neither file registers airlock (or neither can be read).
+pub fn airlock_tool_timeout(homes: &AgentHomes, project_dir: &std::path::Path) -> Option<u64> {
+    let user = homes
+        .codex_home
+        .clone()
+        .unwrap_or_else(|| homes.home.join(".codex"))
+        .join("config.toml");
+    let project = project_dir.join(".codex").join("config.toml");
+    [project, user].iter().find_map(|path| {
+        let text = std::fs::read_to_string(path).ok()?;
+        let doc: toml::Table = text.parse().ok()?;
+        let server = doc.get("mcp_servers")?.get(SERVER_NAME)?;
+        Some(match server.get("tool_timeout_sec") {
+            Some(toml::Value::Integer(n)) if *n > 0 => *n as u64,
+            Some(toml::Value::Float(f)) if *f > 0.0 => *f as u64,
+            _ => DEFAULT_TOOL_TIMEOUT_SECS,
+        })
+    })
+}
+
+#[cfg(test)]
+mod timeout_tests {
+    use super::*;
+
+    fn homes(dir: &std::path::Path) -> AgentHomes {
+        AgentHomes {
+            home: dir.to_path_buf(),
+            claude_config_dir: None,
+            codex_home: Some(dir.join("codex")),
+            gemini_cli_home: None,
+        }
+    }
+
+    #[test]
+    fn reads_the_configured_timeout_project_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = homes(dir.path());
+        let project = dir.path().join("p");
+        assert_eq!(airlock_tool_timeout(&h, &project), None, "no registration");
+        std::fs::create_dir_all(dir.path().join("codex")).unwrap();
+        let user = dir.path().join("codex/config.toml");
+        std::fs::write(&user, "[mcp_servers.airlock]\ncommand = \"airlock\"\n").unwrap();
+        assert_eq!(
+            airlock_tool_timeout(&h, &project),
+            Some(300),
+            "Codex's default"
+        );
+        std::fs::write(&user, "[mcp_servers.airlock]\ntool_timeout_sec = 3600\n").unwrap();
+        assert_eq!(airlock_tool_timeout(&h, &project), Some(3600));
+        std::fs::create_dir_all(project.join(".codex")).unwrap();
+        std::fs::write(
+            project.join(".codex/config.toml"),
+            "[mcp_servers.airlock]\ntool_timeout_sec = 900.5\n",
+        )
+        .unwrap();
+        assert_eq!(
+            airlock_tool_timeout(&h, &project),
+            Some(900),
+            "project first"
+        );
+        std::fs::write(project.join(".codex/config.toml"), "not toml [").unwrap();
+        assert_eq!(
+            airlock_tool_timeout(&h, &project),
+            Some(3600),
+            "bad file skipped"
+        );
+    }
 }

@@ -40,6 +40,9 @@ pub struct Options {
     pub label: Option<String>,
     /// Called once agents can connect (the demo starts its agent here).
     pub on_ready: Option<OnReady>,
+    /// How long known agents wait for a call, as their own config says
+    /// (display name → seconds), overriding the clients' defaults.
+    pub agent_timeouts: Vec<(String, u64)>,
 }
 
 /// Why the TUI could not run.
@@ -96,6 +99,7 @@ pub async fn run(
     );
     let secs = session.config.config.approval_timeout_secs;
     app.approval_timeout = (secs > 0).then(|| Duration::from_secs(secs));
+    app.agent_timeouts = opts.agent_timeouts;
     let serving = tokio::spawn(server.serve(supervisor.clone()));
     if let Some(ready) = opts.on_ready {
         ready(&listening);

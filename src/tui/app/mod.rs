@@ -87,6 +87,9 @@ pub struct App {
     pub size: Rect,
     /// How long a call waits for an answer, if limited.
     pub approval_timeout: Option<Duration>,
+    /// How long known agents wait for a call, from their config (display
+    /// name → seconds); else the client's default, where known.
+    pub agent_timeouts: Vec<(String, u64)>,
     /// Every call seen.
     pub calls: CallStore,
     /// The calls pane's selection.
@@ -137,6 +140,7 @@ impl App {
             tz,
             size,
             approval_timeout: None,
+            agent_timeouts: Vec::new(),
             calls: CallStore::default(),
             calls_view: ListView::default(),
             detail_scroll: None,
@@ -250,6 +254,17 @@ impl App {
     pub fn current_notice(&self) -> Option<&str> {
         let (text, at) = self.notice.as_ref()?;
         (self.now < *at + NOTICE_FOR).then_some(text.as_str())
+    }
+
+    /// Seconds after which `agent` gives up waiting for a call: its own
+    /// config where airlock read it, else the client's known default.
+    pub fn agent_gives_up_after(&self, agent: &AgentInfo) -> Option<u64> {
+        let name = agent.display_name();
+        self.agent_timeouts
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| *s)
+            .or_else(|| agent.gives_up_after())
     }
 
     /// Seconds left to answer the prompt on screen, if a timeout is set.

@@ -145,7 +145,7 @@ pub fn draw(f: &mut Frame, app: &App) {
 fn waited(app: &App, p: &PendingPrompt) -> String {
     let secs = (app.now - p.call.received_at).num_seconds().max(0) as u64;
     let mut s = format!("waited {}", theme::countdown(secs));
-    if let Some(limit) = p.call.agent.gives_up_after() {
+    if let Some(limit) = app.agent_gives_up_after(&p.call.agent) {
         let name = p.call.agent.display_name();
         if secs < limit {
             s.push_str(&format!(
