@@ -30,15 +30,22 @@ struct Cli {
     command: Option<Command>,
 }
 
-/// Options of the commands that run a supervisor session (the TUI, `serve`,
-/// `demo`) or read its configuration (`config`); the other subcommands do
-/// not list them.
+/// Options of the commands that run a supervisor session on a workspace
+/// (the TUI, `serve`) or read its configuration (`config`); the other
+/// subcommands do not list them.
 #[derive(Debug, Clone, Default, Args)]
 struct SessionArgs {
     /// The workspace agents work in (default: the current directory).
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
 
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// How a session runs: also `demo`'s, whose workspace is its own.
+#[derive(Debug, Clone, Default, Args)]
+struct RunArgs {
     /// An extra config file, read after the user and project files.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -63,12 +70,15 @@ impl SessionArgs {
     /// The subcommand's own options, each falling back to the one given
     /// before the subcommand (`airlock --workspace D serve --stdio`).
     fn or(self, top: &SessionArgs) -> SessionArgs {
+        let (run, t) = (self.run, &top.run);
         SessionArgs {
             workspace: self.workspace.or_else(|| top.workspace.clone()),
-            config: self.config.or_else(|| top.config.clone()),
-            mode: self.mode.or(top.mode),
-            sandbox: self.sandbox.or(top.sandbox),
-            allow_network: self.allow_network || top.allow_network,
+            run: RunArgs {
+                config: run.config.or_else(|| t.config.clone()),
+                mode: run.mode.or(t.mode),
+                sandbox: run.sandbox.or(t.sandbox),
+                allow_network: run.allow_network || t.allow_network,
+            },
         }
     }
 }
@@ -88,10 +98,10 @@ impl GlobalArgs {
     fn new(data_dir: Option<PathBuf>, s: SessionArgs) -> (Option<PathBuf>, GlobalArgs) {
         let g = GlobalArgs {
             data_dir,
-            config: s.config,
-            mode: s.mode,
-            sandbox: s.sandbox,
-            allow_network: s.allow_network,
+            config: s.run.config,
+            mode: s.run.mode,
+            sandbox: s.run.sandbox,
+            allow_network: s.run.allow_network,
         };
         (s.workspace, g)
     }
@@ -142,7 +152,7 @@ enum Command {
     },
     /// Try airlock on a throw-away sample workspace, with a built-in agent
     /// that makes every kind of call and waits for your answers.
-    Demo(SessionArgs),
+    Demo(RunArgs),
     /// A headless MCP server (no TUI): calls that need a human are denied
     /// unless --approve-all is given.
     Serve {
@@ -259,7 +269,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let _ = write!(std::io::stdout().lock(), "{report}");
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Demo(sub)) => {
+        Some(Command::Demo(run)) => {
+            let sub = SessionArgs {
+                workspace: None,
+                run,
+            };
             let (_, global) = GlobalArgs::new(data_dir, sub.or(&top));
             let mut opts = session_options(None, &global, "demo")?;
             let _log = init_logging(&opts)?;

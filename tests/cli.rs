@@ -132,6 +132,13 @@ fn subcommand_help_lists_only_options_that_apply() {
         assert!(serve.contains(opt), "`serve --help` lists {opt}:\n{serve}");
     }
     assert!(help_of("init").contains("--workspace"));
+    // The demo's workspace is its own sample project.
+    let demo = help_of("demo");
+    assert!(!demo.contains("--workspace"), "{demo}");
+    assert!(
+        demo.contains("--mode") && demo.contains("--sandbox"),
+        "{demo}"
+    );
 }
 
 #[test]
