@@ -6,6 +6,7 @@
 //! agent sent it. The three agents run side by side in one test so the
 //! 90-second approval is waited for once.
 
+mod pty_support;
 mod real_agents_support;
 
 use std::time::{Duration, Instant};

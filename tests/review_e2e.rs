@@ -3,97 +3,25 @@
 //! chain, moves and filters on keys, and `q` exits 0 with the terminal
 //! given back. Without a terminal it says to use `airlock log`.
 
+mod pty_support;
 mod review_support;
 
-use std::io::{Read, Write};
 use std::path::Path;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
-use portable_pty::{CommandBuilder, PtySize};
+use pty_support::Pty;
 use review_support::*;
 
-/// `airlock review` running in a PTY, and everything it wrote.
-struct Pty {
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-    writer: Box<dyn Write + Send>,
-    output: Arc<Mutex<Vec<u8>>>,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
-}
-
-impl Pty {
-    fn start(data: &Path, args: &[&str]) -> Pty {
-        let pair = portable_pty::native_pty_system()
-            .openpty(PtySize {
-                rows: 40,
-                cols: 120,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_airlock"));
-        cmd.arg("--data-dir");
-        cmd.arg(data);
-        cmd.arg("review");
-        cmd.args(args);
-        cmd.env("AIRLOCK_NO_USER_CONFIG", "1");
-        cmd.env("TERM", "xterm-256color");
-        cmd.env("TZ", "UTC");
-        cmd.env_remove("AIRLOCK_DATA_DIR");
-        let child = pair.slave.spawn_command(cmd).unwrap();
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().unwrap();
-        let writer = pair.master.take_writer().unwrap();
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let out = output.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                out.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
-        Pty {
-            child,
-            writer,
-            output,
-            _master: pair.master,
-        }
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.output.lock().unwrap()).into_owned()
-    }
-
-    fn wait_for(&self, needle: &str) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !self.text().contains(needle) {
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {needle:?}; the screen so far:\n{}",
-                self.text()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn keys(&mut self, s: &str) {
-        self.writer.write_all(s.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
-    }
-
-    fn exit_code(&mut self) -> u32 {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                return s.exit_code();
-            }
-            assert!(Instant::now() < deadline, "airlock review did not exit");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
+/// `airlock review` with `args`, running in a PTY.
+fn start(data: &Path, args: &[&str]) -> Pty {
+    let mut cmd = pty_support::airlock();
+    cmd.arg("--data-dir");
+    cmd.arg(data);
+    cmd.arg("review");
+    cmd.args(args);
+    cmd.env("AIRLOCK_NO_USER_CONFIG", "1");
+    cmd.env("TZ", "UTC");
+    cmd.env_remove("AIRLOCK_DATA_DIR");
+    Pty::spawn(cmd, 120, 40)
 }
 
 /// The fixture trail in `<data>/audit/`, next to an older one.
@@ -120,7 +48,7 @@ fn review_shows_the_newest_trail_and_q_gives_the_terminal_back() {
     let data = data_dir();
     let trail = data.path().join("audit").join(format!("{SESSION}.jsonl"));
     let before = std::fs::read(&trail).unwrap();
-    let mut t = Pty::start(data.path(), &[]);
+    let mut t = start(data.path(), &[]);
     t.wait_for("REVIEW · read-only");
     // Unstyled spaces are not drawn on a fresh screen: look for words.
     for shown in [
@@ -150,19 +78,19 @@ fn review_shows_the_newest_trail_and_q_gives_the_terminal_back() {
 #[test]
 fn review_takes_a_prefix_or_a_path() {
     let data = data_dir();
-    let mut t = Pty::start(data.path(), &["20260101"]);
+    let mut t = start(data.path(), &["20260101"]);
     t.wait_for("ended: old");
     t.wait_for("This trail has no calls.");
     t.keys("q");
     assert_eq!(t.exit_code(), 0);
 
     let (_d, path) = torn_trail();
-    let mut t = Pty::start(data.path(), &[path.to_str().unwrap()]);
+    let mut t = start(data.path(), &[path.to_str().unwrap()]);
     t.wait_for("TORN LAST LINE 39");
     t.keys("q");
     assert_eq!(t.exit_code(), 0);
 
-    let mut t = Pty::start(data.path(), &["2027"]);
+    let mut t = start(data.path(), &["2027"]);
     assert_eq!(t.exit_code(), 1);
     assert!(t.text().contains("no session \"2027\""), "{}", t.text());
 }

@@ -5,13 +5,13 @@
 //! what waits. The audit trail records each decision with `by: user`.
 
 mod mcp_support;
+mod pty_support;
 
-use std::io::{Read, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_support::{NamedClient, Ws, args, of_type, read_audit, wait_for};
-use portable_pty::{CommandBuilder, PtySize};
+use pty_support::Pty;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
@@ -21,88 +21,37 @@ use serde_json::{Value, json};
 type Client = Arc<RunningService<RoleClient, NamedClient>>;
 
 /// `airlock` running in a PTY, and everything it wrote.
-struct Tui {
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-    writer: Box<dyn Write + Send>,
-    output: Arc<Mutex<Vec<u8>>>,
-    seen: usize,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
-}
+struct Tui(Pty);
 
 impl Tui {
     fn start(ws: &Ws) -> Tui {
-        let pair = portable_pty::native_pty_system()
-            .openpty(PtySize {
-                rows: 40,
-                cols: 120,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_airlock"));
+        let mut cmd = pty_support::airlock();
         cmd.arg("--workspace");
         cmd.arg(&ws.root);
         cmd.arg("--data-dir");
         cmd.arg(&ws.data);
         cmd.env("AIRLOCK_NO_USER_CONFIG", "1");
         cmd.env("AIRLOCK_RUNTIME_DIR", &ws.runtime);
-        cmd.env("TERM", "xterm-256color");
         cmd.env_remove("AIRLOCK_SOCKET");
         cmd.env_remove("AIRLOCK_DATA_DIR");
         cmd.cwd(&ws.root);
-        let child = pair.slave.spawn_command(cmd).unwrap();
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().unwrap();
-        let writer = pair.master.take_writer().unwrap();
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let out = output.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                out.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-        });
-        Tui {
-            child,
-            writer,
-            output,
-            seen: 0,
-            _master: pair.master,
-        }
+        Tui(Pty::spawn(cmd, 120, 40))
     }
 
     fn text(&self) -> String {
-        String::from_utf8_lossy(&self.output.lock().unwrap()).into_owned()
+        self.0.text()
     }
 
     /// Wait until `needle` appears in what was written since the last
     /// match.
     async fn wait_for_new(&mut self, needle: &str) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        loop {
-            {
-                let out = self.output.lock().unwrap();
-                let hay = String::from_utf8_lossy(&out[self.seen.min(out.len())..]).into_owned();
-                if let Some(i) = hay.find(needle) {
-                    self.seen += hay[..i + needle.len()].len();
-                    return;
-                }
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "timed out waiting for {needle:?} on the screen; output so far:\n{}",
-                self.text()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
+        if let Err(e) = self.0.wait_for_new(needle, 30).await {
+            panic!("{e}; output so far:\n{}", self.text());
         }
     }
 
     fn keys(&mut self, s: &str) {
-        self.writer.write_all(s.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
+        self.0.keys(s);
     }
 
     /// Type into a prompt once it is on screen and past its key guard.
@@ -213,7 +162,7 @@ async fn keys_in_the_terminal_answer_the_agent() {
 
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     let status = loop {
-        if let Some(s) = tui.child.try_wait().unwrap() {
+        if let Some(s) = tui.0.child.try_wait().unwrap() {
             break s;
         }
         assert!(
@@ -268,12 +217,12 @@ async fn sigterm_gives_the_terminal_back() {
     let ws = Ws::new();
     let mut tui = Tui::start(&ws);
     tui.wait_for_new("No calls yet").await;
-    let pid = tui.child.process_id().unwrap() as i32;
+    let pid = tui.0.child.process_id().unwrap() as i32;
     // SAFETY: sending a signal to our own child.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     let status = loop {
-        if let Some(s) = tui.child.try_wait().unwrap() {
+        if let Some(s) = tui.0.child.try_wait().unwrap() {
             break s;
         }
         assert!(
