@@ -84,22 +84,19 @@ struct Setup {
     server: JoinHandle<()>,
 }
 
-async fn setup(delay: Option<Duration>) -> Setup {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    std::fs::create_dir_all(&root).unwrap();
-    let root = std::fs::canonicalize(&root).unwrap();
-    let audit = dir.path().join("audit.jsonl");
-    let confirmer = Arc::new(Scripted {
-        delay,
-        asked: Notify::new(),
-    });
+/// A supervisor on `root` with this confirmer, serving MCP over an
+/// in-process pipe: the client's end and the server task.
+fn serve_in_process(
+    root: &std::path::Path,
+    audit: &std::path::Path,
+    confirmer: Arc<Scripted>,
+) -> (tokio::io::DuplexStream, JoinHandle<()>) {
     let sup = Supervisor::new(SupervisorParts {
-        scope: Scope::new(&root, &[], &[]).unwrap(),
+        scope: Scope::new(root, &[], &[]).unwrap(),
         tools: ToolRegistry::all(),
         policy: Policy::new(),
-        confirmer: confirmer.clone(),
-        audit: Arc::new(AuditLog::create(&audit).unwrap()),
+        confirmer,
+        audit: Arc::new(AuditLog::create(audit).unwrap()),
         limits: Limits::default(),
         approval_timeout: None,
         events: EventBus::default(),
@@ -114,6 +111,20 @@ async fn setup(delay: Option<Duration>) -> Setup {
         write,
         CancellationToken::new(),
     ));
+    (client_io, server)
+}
+
+async fn setup(delay: Option<Duration>) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    let root = std::fs::canonicalize(&root).unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let confirmer = Arc::new(Scripted {
+        delay,
+        asked: Notify::new(),
+    });
+    let (client_io, server) = serve_in_process(&root, &audit, confirmer.clone());
     let handler = ProgressClient::default();
     let progress = handler.0.clone();
     let client = handler.serve(client_io).await.unwrap();
@@ -255,26 +266,7 @@ async fn raw_progress_token_is_echoed_while_waiting_and_absent_without_one() {
         delay: Some(Duration::from_secs(11)),
         asked: Notify::new(),
     });
-    let sup = Supervisor::new(SupervisorParts {
-        scope: Scope::new(&root, &[], &[]).unwrap(),
-        tools: ToolRegistry::all(),
-        policy: Policy::new(),
-        confirmer,
-        audit: Arc::new(AuditLog::create(&root.join("audit.jsonl")).unwrap()),
-        limits: Limits::default(),
-        approval_timeout: None,
-        events: EventBus::default(),
-    });
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let (read, write) = tokio::io::split(server_io);
-    let tools = airlock::mcp::handler::tool_list(&sup);
-    let server = tokio::spawn(airlock::mcp::serve_connection(
-        sup,
-        tools,
-        read,
-        write,
-        CancellationToken::new(),
-    ));
+    let (client_io, server) = serve_in_process(&root, &root.join("audit.jsonl"), confirmer);
     let (cr, mut cw) = tokio::io::split(client_io);
     let mut lines = BufReader::new(cr).lines();
     let send = |v: serde_json::Value| format!("{v}\n");

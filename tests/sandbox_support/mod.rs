@@ -87,35 +87,12 @@ pub fn fixture_in(dir: tempfile::TempDir, sandbox: &str, o: SandboxOverrides) ->
 impl Fixture {
     /// Run `command` on the agent's shell.
     pub async fn bash(&self, command: &str) -> ToolOutput {
-        let args = json!({ "command": command });
-        self.session
-            .supervisor
-            .call(
-                &self.agent,
-                "bash",
-                Some(args.as_object().unwrap().clone()),
-                CancellationToken::new(),
-                None,
-            )
-            .await
-            .unwrap()
+        self.bash_args(json!({ "command": command })).await
     }
 
     /// Start a fresh shell (the sandbox is set up when a shell starts).
     pub async fn restart(&self) {
-        let args = json!({ "restart": true });
-        let out = self
-            .session
-            .supervisor
-            .call(
-                &self.agent,
-                "bash",
-                Some(args.as_object().unwrap().clone()),
-                CancellationToken::new(),
-                None,
-            )
-            .await
-            .unwrap();
+        let out = self.bash_args(json!({ "restart": true })).await;
         assert!(!out.is_error, "restart: {}", out.text);
     }
 

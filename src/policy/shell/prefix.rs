@@ -122,6 +122,21 @@ const DESTRUCTIVE: &[&str] = &[
     "userdel", "usermod", "passwd", "iptables", "nft", "sysctl",
 ];
 
+/// docker and podman: the subcommands that run, remove or reshape things.
+const CONTAINER_SUBCOMMANDS: &[&str] = &[
+    "run",
+    "exec",
+    "rm",
+    "rmi",
+    "kill",
+    "system",
+    "volume",
+    "image",
+    "container",
+    "network",
+    "compose",
+];
+
 /// Subcommands that delete, move, overwrite or publish, for programs
 /// driven by a subcommand.
 const DESTRUCTIVE_SUBCOMMANDS: &[(&str, &[&str])] = &[
@@ -196,38 +211,8 @@ const DESTRUCTIVE_SUBCOMMANDS: &[(&str, &[&str])] = &[
     ),
     ("yarn", &["remove", "unlink", "publish", "dlx", "exec"]),
     ("go", &["clean", "run", "generate"]),
-    (
-        "docker",
-        &[
-            "run",
-            "exec",
-            "rm",
-            "rmi",
-            "kill",
-            "system",
-            "volume",
-            "image",
-            "container",
-            "network",
-            "compose",
-        ],
-    ),
-    (
-        "podman",
-        &[
-            "run",
-            "exec",
-            "rm",
-            "rmi",
-            "kill",
-            "system",
-            "volume",
-            "image",
-            "container",
-            "network",
-            "compose",
-        ],
-    ),
+    ("docker", CONTAINER_SUBCOMMANDS),
+    ("podman", CONTAINER_SUBCOMMANDS),
     ("pip", &["uninstall"]),
     ("pip3", &["uninstall"]),
     ("uv", &["remove", "run", "tool"]),
