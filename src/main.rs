@@ -86,7 +86,7 @@ impl SessionArgs {
 /// What a session is started with: the data directory and the session
 /// options, wherever on the command line they were given.
 #[derive(Debug)]
-struct GlobalArgs {
+struct Resolved {
     data_dir: Option<PathBuf>,
     config: Option<PathBuf>,
     mode: Option<Mode>,
@@ -94,9 +94,9 @@ struct GlobalArgs {
     allow_network: bool,
 }
 
-impl GlobalArgs {
-    fn new(data_dir: Option<PathBuf>, s: SessionArgs) -> (Option<PathBuf>, GlobalArgs) {
-        let g = GlobalArgs {
+impl Resolved {
+    fn new(data_dir: Option<PathBuf>, s: SessionArgs) -> (Option<PathBuf>, Resolved) {
+        let g = Resolved {
             data_dir,
             config: s.run.config,
             mode: s.run.mode,
@@ -196,7 +196,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let data_dir = cli.data_dir;
     match cli.command {
         Some(Command::Config(sub)) => {
-            let (workspace, global) = GlobalArgs::new(data_dir, sub.or(&top));
+            let (workspace, global) = Resolved::new(data_dir, sub.or(&top));
             let opts = session_options(workspace, &global, "config")?;
             let workspace = session::canonical_workspace(&opts.workspace)?;
             let loaded = airlock::config::load(&workspace, opts.config_file.as_deref())?;
@@ -221,7 +221,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             approve_all,
             session: sub,
         }) => {
-            let (workspace, global) = GlobalArgs::new(data_dir, sub.or(&top));
+            let (workspace, global) = Resolved::new(data_dir, sub.or(&top));
             let confirmer: Arc<dyn Confirmer> = if approve_all {
                 Arc::new(ApproveAllConfirmer)
             } else {
@@ -274,7 +274,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 workspace: None,
                 run,
             };
-            let (_, global) = GlobalArgs::new(data_dir, sub.or(&top));
+            let (_, global) = Resolved::new(data_dir, sub.or(&top));
             let mut opts = session_options(None, &global, "demo")?;
             let _log = init_logging(&opts)?;
             let demo = airlock::demo::prepare().context("cannot set up the demo workspace")?;
@@ -313,7 +313,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
-            let (workspace, global) = GlobalArgs::new(data_dir, top);
+            let (workspace, global) = Resolved::new(data_dir, top);
             let opts = session_options(workspace, &global, "supervisor")?;
             let _log = init_logging(&opts)?;
             let (confirmer, requests) = airlock::tui::channel();
@@ -328,7 +328,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         None => {
             // No terminal (a service, a pipe): serve headless and say so.
-            let (workspace, global) = GlobalArgs::new(data_dir, top);
+            let (workspace, global) = Resolved::new(data_dir, top);
             let opts = session_options(workspace, &global, "supervisor")?;
             let _log = init_logging(&opts)?;
             let session = start(&opts, &global, Arc::new(HeadlessConfirmer))?;
@@ -387,7 +387,7 @@ fn agent_timeouts(session: &session::Session) -> Vec<(String, u64)> {
 
 fn session_options(
     workspace: Option<PathBuf>,
-    global: &GlobalArgs,
+    global: &Resolved,
     mode: &str,
 ) -> anyhow::Result<SessionOptions> {
     let workspace = match workspace {
@@ -407,7 +407,7 @@ fn session_options(
 /// for is said on stderr too (the log and the audit trail have it as well).
 fn start(
     opts: &SessionOptions,
-    global: &GlobalArgs,
+    global: &Resolved,
     confirmer: Arc<dyn Confirmer>,
 ) -> anyhow::Result<session::Session> {
     let flags = SandboxOverrides {
