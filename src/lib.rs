@@ -10,6 +10,7 @@ pub mod audit;
 pub mod config;
 pub mod demo;
 pub mod dirs;
+pub mod hooks;
 pub mod init;
 pub mod mcp;
 pub mod policy;

@@ -171,6 +171,26 @@ enum Command {
     /// One session's audit trail as a timeline or JSON lines; --verify
     /// checks its hash chain.
     Log(airlock::report::cli::LogArgs),
+    /// Answer an agent's hook for one of its own tool calls (what `airlock
+    /// init` installs): reads the event on stdin, asks the supervisor for
+    /// the workspace, prints the agent's decision. Without a supervisor the
+    /// call goes back to the agent's own approval (`[hooks] when_absent`).
+    Hook {
+        /// The agent whose hook this is.
+        #[arg(value_enum)]
+        agent: airlock::hooks::HookAgent,
+        /// The supervisor's socket (default: AIRLOCK_SOCKET, else the
+        /// supervisor whose workspace contains the event's directory).
+        #[arg(long, value_name = "PATH", env = "AIRLOCK_SOCKET")]
+        socket: Option<PathBuf>,
+        /// Refuse the call when no decision came within SECS (set it below
+        /// the agent's own hook timeout).
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<u64>,
+        /// An extra config file, read only when no supervisor runs.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// One session's audit trail in the TUI, read-only: calls, decisions,
     /// diffs; / filters, n/N jump to the next denied or failed call.
     Review(airlock::tui::review::ReviewArgs),
@@ -178,6 +198,21 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The hook is on the path of every native tool call: no async runtime.
+    if let Some(Command::Hook {
+        agent,
+        socket,
+        timeout,
+        config,
+    }) = cli.command
+    {
+        return hook(airlock::hooks::client::Options {
+            agent,
+            socket,
+            timeout: timeout.map(std::time::Duration::from_secs),
+            config_file: config,
+        });
+    }
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -185,6 +220,29 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `airlock hook`: print the answer, exit as the agent expects. A panic
+/// refuses the call (exit 2), never lets it run.
+fn hook(opts: airlock::hooks::client::Options) -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("airlock hook failed ({info}); the call was refused");
+        std::process::exit(i32::from(airlock::hooks::answer::BLOCK_EXIT));
+    }));
+    let out = airlock::hooks::client::run(&opts, &mut std::io::stdin().lock());
+    let mut stdout = std::io::stdout().lock();
+    if stdout
+        .write_all(out.stdout.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        eprintln!("airlock hook: cannot write the answer; the call was refused");
+        return ExitCode::from(airlock::hooks::answer::BLOCK_EXIT);
+    }
+    if !out.stderr.is_empty() {
+        eprint!("{}", out.stderr);
+    }
+    ExitCode::from(out.exit)
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -304,6 +362,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let ok = airlock::report::cli::log_command(&args, &data, &mut out, &mut err, tty)?;
             Ok(ExitCode::from(u8::from(!ok)))
         }
+        Some(Command::Hook { .. }) => unreachable!("handled before the runtime starts"),
         Some(Command::Review(args)) => {
             if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
                 anyhow::bail!("review needs a terminal; `airlock log` prints the same trail");

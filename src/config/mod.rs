@@ -66,6 +66,8 @@ pub struct Config {
     pub bash: BashConfig,
     /// The kernel sandbox around the bash tool's shells.
     pub sandbox: crate::sandbox::SandboxConfig,
+    /// `[hooks]`: what `airlock hook` does when no supervisor runs.
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 /// `[tools]`

@@ -1,0 +1,59 @@
+//! The agents' own tools, supervised through their hooks.
+//!
+//! Claude Code and Codex run a command before and after each of their
+//! native tool calls (`PreToolUse` / `PostToolUse`), Gemini CLI likewise
+//! (`BeforeTool` / `AfterTool`). That command is `airlock hook AGENT`
+//! ([`client`]): it reads the event on stdin, asks the supervisor for this
+//! workspace over a small line protocol on its own Unix socket ([`wire`],
+//! [`listener`]), and prints the agent's answer ([`answer`]).
+//!
+//! The supervisor turns each event ([`event`]) into airlock's call
+//! vocabulary ([`native`]: kinds, the airlock tool whose rules apply, the
+//! scope check, the diff of a write, [`patch`] for Codex's `apply_patch`)
+//! and decides it like one of its own calls — scope, policy, grants,
+//! prompt, audit — but does not run it: the agent does, outside airlock's
+//! sandbox, and its post-tool event is recorded as the result
+//! ([`results`]), joined to the decision by the tool-use id.
+
+pub mod answer;
+pub mod client;
+pub mod event;
+//pub mod native;
+pub mod patch;
+pub mod wire;
+
+use serde::{Deserialize, Serialize};
+
+pub use answer::{Answer, Rendered};
+pub use event::{EventError, HookAgent, HookEvent, Phase};
+
+/// `[hooks]`: how `airlock hook` behaves.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HooksConfig {
+    /// What a hook answers when no supervisor runs for the workspace.
+    pub when_absent: WhenAbsent,
+}
+
+/// What a hook answers when no supervisor runs for the workspace. Never
+/// "allow": without airlock, nothing runs silently.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WhenAbsent {
+    /// Hand the call back to the agent's own approval flow, with a note
+    /// that airlock is not running.
+    #[default]
+    Ask,
+    /// Refuse the call; the reason says how to start airlock.
+    Deny,
+}
+
+impl WhenAbsent {
+    /// The word used in the config file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WhenAbsent::Ask => "ask",
+            WhenAbsent::Deny => "deny",
+        }
+    }
+}
