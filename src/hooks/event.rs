@@ -85,6 +85,9 @@ pub struct HookEvent {
     pub tool_response: Option<Value>,
     /// Gemini: the MCP server of an MCP tool (`mcp_context.server_name`).
     pub mcp_server: Option<String>,
+    /// After a failed call: the agent's error (Claude Code's
+    /// `PostToolUseFailure` `error`).
+    pub error: Option<String>,
 }
 
 /// Why an event could not be read.
@@ -148,6 +151,7 @@ impl HookEvent {
             session_id: text(&o, "session_id").filter(|s| !s.is_empty()),
             cwd: text(&o, "cwd").filter(|s| !s.is_empty()).map(PathBuf::from),
             tool_response: o.remove("tool_response"),
+            error: text(&o, "error"),
             tool_name,
             tool_input,
             mcp_server,
@@ -160,7 +164,7 @@ pub fn phase_of(agent: HookAgent, name: &str) -> Result<Phase, EventError> {
     let (pre, post) = agent.event_names();
     if name == pre {
         Ok(Phase::Pre)
-    } else if name == post {
+    } else if name == post || (agent == HookAgent::Claude && name == "PostToolUseFailure") {
         Ok(Phase::Post)
     } else {
         Err(EventError::UnknownEvent {
