@@ -18,12 +18,17 @@
 pub mod answer;
 pub mod client;
 pub mod event;
-//pub mod native;
+pub mod handler;
+pub mod listener;
+mod change;
+pub mod native;
 pub mod patch;
+mod pending;
 pub mod results;
 pub mod wire;
 
 pub use answer::{Answer, Rendered};
 pub use crate::config::hooks::{HooksConfig, WhenAbsent};
+pub use listener::HookListener;
 pub use event::{EventError, HookAgent, HookEvent, Phase};
 
