@@ -372,7 +372,7 @@ fn toml_str(s: &str) -> String {
 fn run_args(agent: Agent, pass: Pass) -> &'static [&'static str] {
     match agent {
         Agent::Claude => &[],
-        Agent::Codex if pass == Pass::Mcp => &["--dangerously-bypass-hook-trust"],
+        Agent::Codex if pass != Pass::Native => &["--dangerously-bypass-hook-trust"],
         // A model Codex knows (gpt-5.5) is offered `apply_patch` (freeform);
         // the scripted one gets fallback metadata without it.
         Agent::Codex => &[
@@ -435,6 +435,71 @@ fn anonymise(text: &str, h: &Home) -> String {
 enum Pass {
     Native,
     Mcp,
+    /// The decision formats: `probe-hook.sh` answers each shell call by
+    /// the marker in its command.
+    Probe,
+}
+
+const PROBES: [&str; 7] = [
+    "probe-deny",
+    "probe-rewrite",
+    "probe-exit2",
+    "probe-exit1",
+    "probe-slow",
+    "probe-garbage",
+    "probe-plain",
+];
+
+/// `AIRLOCK_PROBE_ONLY=probe-slow` runs one probe.
+fn probe_steps(agent: Agent) -> Vec<(&'static str, Step)> {
+    let only = std::env::var("AIRLOCK_PROBE_ONLY").ok();
+    PROBES
+        .iter()
+        .filter(|p| only.as_deref().is_none_or(|o| o == **p))
+        .map(|p| {
+            let command = format!("printf 'out-%s\\n' {p}");
+            let step = match agent {
+                Agent::Claude => native("Bash", json!({ "command": command, "description": *p })),
+                Agent::Codex => native("exec_command", json!({ "cmd": command })),
+                Agent::Gemini => native(
+                    "run_shell_command",
+                    json!({ "command": command, "description": *p }),
+                ),
+            };
+            (*p, step)
+        })
+        .collect()
+}
+
+/// The probe hook on the pre-tool event only, with a 3 s timeout
+/// (`AIRLOCK_PROBE_TIMEOUT`: another, in the agent's unit).
+fn install_probe(h: &Home, agent: Agent, dir: &Path) {
+    let timeout: u64 = std::env::var("AIRLOCK_PROBE_TIMEOUT")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(if agent == Agent::Gemini { 3000 } else { 3 });
+    let hook = fixtures().join("probe-hook.sh");
+    let command = format!("{} {} {}", hook.display(), agent.id(), dir.display());
+    match agent {
+        Agent::Claude => edit_json(&h.home.join(".claude/settings.json"), |v| {
+            v["hooks"] = json!({ "PreToolUse": [{ "matcher": "*", "hooks": [
+                { "type": "command", "command": command, "timeout": timeout }] }] });
+        }),
+        Agent::Codex => {
+            let path = h.home.join(".codex/config.toml");
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            text.push_str(&format!(
+                "\n[[hooks.PreToolUse]]\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n\
+                 command = {}\ntimeout = {timeout}\n",
+                toml_str(&command)
+            ));
+            std::fs::write(&path, text).unwrap();
+        }
+        Agent::Gemini => edit_json(&h.home.join(".gemini/settings.json"), |v| {
+            v["hooks"] = json!({ "BeforeTool": [{ "hooks": [
+                { "type": "command", "command": command, "timeout": timeout }] }] });
+        }),
+    }
 }
 
 async fn capture(agent: Agent, pass: Pass) {
@@ -449,6 +514,7 @@ async fn capture(agent: Agent, pass: Pass) {
     // other host): the pre-tool event is what matters.
     let url = "http://127.0.0.1:9";
     let labelled = match (agent, pass) {
+        (_, Pass::Probe) => probe_steps(agent),
         (Agent::Claude, _) => claude_steps(&h, url),
         (Agent::Codex, Pass::Native) => codex_steps(&h, url),
         (Agent::Codex, Pass::Mcp) => codex_mcp_steps(&h, url),
@@ -475,7 +541,10 @@ async fn capture(agent: Agent, pass: Pass) {
     }
     h.airlock(&init);
     native_tools_on(&h, agent);
-    install_capture(&h, agent, &dir);
+    match pass {
+        Pass::Probe => install_probe(&h, agent, &dir),
+        _ => install_capture(&h, agent, &dir),
+    }
     let mut tui = Tui::start(&h.ws, &h.data, &h.env());
     tui.wait_for_new("No calls yet", 60).await.unwrap();
     let cmd = agent_command_with(&h, agent, &cli, &server.url, PROMPT, run_args(agent, pass));
@@ -493,7 +562,7 @@ async fn capture(agent: Agent, pass: Pass) {
     files.sort();
     let mut used = Vec::new();
     let mut written = Vec::new();
-    for f in &files {
+    for f in files.iter().filter(|_| pass != Pass::Probe) {
         let text = std::fs::read_to_string(f).unwrap();
         let payload: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         let event = payload["hook_event_name"].as_str().unwrap_or("unknown");
@@ -547,6 +616,7 @@ async fn capture(agent: Agent, pass: Pass) {
         target.join(match pass {
             Pass::Native => "session.json",
             Pass::Mcp => "session-mcp.json",
+            Pass::Probe => "probe-session.json",
         }),
         serde_json::to_string_pretty(&session).unwrap() + "\n",
     )
@@ -566,6 +636,20 @@ async fn capture(agent: Agent, pass: Pass) {
         dump.display()
     );
     assert!(!files.is_empty(), "no hook event was captured");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "probes the agents' hook decision formats; run with --ignored"]
+async fn probe_decisions() {
+    let only = std::env::var("AIRLOCK_PROBE_AGENT").ok();
+    let runs: Vec<_> = [Agent::Claude, Agent::Codex, Agent::Gemini]
+        .into_iter()
+        .filter(|a| only.as_deref().is_none_or(|o| o == a.id()))
+        .map(|a| tokio::spawn(capture(a, Pass::Probe)))
+        .collect();
+    for r in runs {
+        r.await.unwrap();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
