@@ -84,10 +84,7 @@ impl Wire for Anthropic {
             .into_iter()
             .flatten()
             .filter_map(|t| t["name"].as_str())
-            .map(|name| ToolRef {
-                namespace: None,
-                name: name.into(),
-            })
+            .map(ToolRef::plain)
             .collect()
     }
 

@@ -40,10 +40,7 @@ impl Wire for Gemini {
         for t in body["tools"].as_array().into_iter().flatten() {
             for f in t["functionDeclarations"].as_array().into_iter().flatten() {
                 if let Some(name) = f["name"].as_str() {
-                    out.push(ToolRef {
-                        namespace: None,
-                        name: name.into(),
-                    });
+                    out.push(ToolRef::plain(name));
                 }
             }
         }

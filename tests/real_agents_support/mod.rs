@@ -253,6 +253,19 @@ pub fn agent_command(
     url: &str,
     prompt: &str,
 ) -> tokio::process::Command {
+    agent_command_with(h, agent, cli, url, prompt, &[])
+}
+
+/// [`agent_command`] with `extra` arguments before the prompt (Codex:
+/// after `exec`).
+pub fn agent_command_with(
+    h: &Home,
+    agent: Agent,
+    cli: &Path,
+    url: &str,
+    prompt: &str,
+    extra: &[&str],
+) -> tokio::process::Command {
     let mut c = tokio::process::Command::new(cli);
     c.env_clear()
         .envs(h.env())
@@ -263,7 +276,8 @@ pub fn agent_command(
         .kill_on_drop(true);
     match agent {
         Agent::Claude => {
-            c.args(["-p", prompt])
+            c.args(extra)
+                .args(["-p", prompt])
                 .env("ANTHROPIC_BASE_URL", url)
                 .env("ANTHROPIC_API_KEY", "sk-ant-scripted")
                 .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
@@ -272,12 +286,15 @@ pub fn agent_command(
                 .env("DISABLE_ERROR_REPORTING", "1");
         }
         Agent::Codex => {
-            c.args(["exec", "--skip-git-repo-check", prompt])
+            c.args(["exec", "--skip-git-repo-check"])
+                .args(extra)
+                .arg(prompt)
                 .env("SCRIPTED_API_KEY", "scripted")
                 .env("CODEX_HOME", h.home.join(".codex"));
         }
         Agent::Gemini => {
-            c.args(["-p", prompt])
+            c.args(extra)
+                .args(["-p", prompt])
                 .env("GOOGLE_GEMINI_BASE_URL", url)
                 .env("GEMINI_API_KEY", "scripted");
         }

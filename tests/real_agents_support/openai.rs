@@ -48,11 +48,13 @@ impl Wire for OpenAi {
                     Some(ToolRef {
                         namespace: Some(name.clone()),
                         name: i["name"].as_str()?.into(),
+                        custom: false,
                     })
                 })),
                 None => out.push(ToolRef {
                     namespace: None,
                     name,
+                    custom: t["type"] == "custom",
                 }),
             }
         }
@@ -64,12 +66,23 @@ impl Wire for OpenAi {
             .as_array()
             .into_iter()
             .flatten()
-            .filter(|i| i["type"] == "function_call_output")
+            .filter(|i| {
+                i["type"] == "function_call_output" || i["type"] == "custom_tool_call_output"
+            })
             .map(|i| i["output"].clone())
             .collect()
     }
 
     fn call(&self, _req: &Request, tool: &ToolRef, args: &Value, n: usize) -> Response {
+        if let (true, Some(input)) = (tool.custom, args.as_str()) {
+            let item = json!({ "type": "custom_tool_call", "id": format!("ctc_scripted_{n}"),
+                "call_id": format!("call_scripted_{n}"), "name": tool.name, "input": input });
+            return turn(item, n);
+        }
+        let args = match args.as_str() {
+            Some(input) => json!({ "input": input }),
+            None => args.clone(),
+        };
         let mut item = json!({ "type": "function_call", "id": format!("fc_scripted_{n}"),
             "call_id": format!("call_scripted_{n}"), "name": tool.name,
             "arguments": args.to_string() });

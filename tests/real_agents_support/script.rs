@@ -13,6 +13,12 @@ use super::http::{Api, Request, Response};
 pub enum Step {
     /// Call airlock's tool `tool` (its MCP name) with these arguments.
     Call { tool: &'static str, args: Value },
+    /// Call the agent's own tool `tool`, named exactly as the agent offers
+    /// it (`Bash`, `exec_command`, `run_shell_command`), with these
+    /// arguments. A string `args` is a freeform tool's input (Codex's
+    /// `apply_patch`). Called even when not offered: the agent's answer
+    /// to an unknown tool is the result.
+    Native { tool: &'static str, args: Value },
     /// Answer with this text and end the turn.
     Say(&'static str),
 }
@@ -23,6 +29,18 @@ pub enum Step {
 pub struct ToolRef {
     pub namespace: Option<String>,
     pub name: String,
+    /// A freeform ("custom") tool that takes a string, not JSON arguments.
+    pub custom: bool,
+}
+
+impl ToolRef {
+    pub fn plain(name: &str) -> ToolRef {
+        ToolRef {
+            namespace: None,
+            name: name.into(),
+            custom: false,
+        }
+    }
 }
 
 /// One agent's model API.
@@ -66,7 +84,7 @@ impl<W: Wire> Api for Scripted<W> {
             return r;
         }
         let offered = self.wire.offered(&req.body);
-        if airlock_tool(&offered, "read_file").is_none() {
+        if !self.is_turn(&offered) {
             return self.wire.say(req, "ok");
         }
         let n = self.wire.results(&req.body).len();
@@ -75,9 +93,32 @@ impl<W: Wire> Api for Scripted<W> {
                 Some(t) => self.wire.call(req, &t, args, n),
                 None => self.wire.say(req, "airlock's tool was not offered"),
             },
+            Some(Step::Native { tool, args }) => {
+                let t = offered
+                    .iter()
+                    .find(|t| t.namespace.is_none() && t.name == *tool)
+                    .cloned()
+                    .unwrap_or_else(|| ToolRef::plain(tool));
+                self.wire.call(req, &t, args, n)
+            }
             Some(Step::Say(text)) => self.wire.say(req, text),
             None => self.wire.say(req, "the script is over"),
         }
+    }
+}
+
+impl<W: Wire> Scripted<W> {
+    /// A conversation turn offers airlock's `read_file`, or (a script of
+    /// native calls) the agent's own tool its first native step names.
+    fn is_turn(&self, offered: &[ToolRef]) -> bool {
+        if airlock_tool(offered, "read_file").is_some() {
+            return true;
+        }
+        let first_native = self.steps.iter().find_map(|s| match s {
+            Step::Native { tool, .. } => Some(*tool),
+            _ => None,
+        });
+        first_native.is_some_and(|n| offered.iter().any(|t| t.name == n))
     }
 }
 
