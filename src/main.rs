@@ -391,10 +391,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let opts = session_options(workspace, &global, "supervisor")?;
             let _log = init_logging(&opts)?;
             let session = start(&opts, &global, Arc::new(HeadlessConfirmer))?;
-            runtime.block_on(airlock::mcp::run_supervisor_with(
-                &session,
-                print_where_agents_connect,
-            ))?;
+            let supervisor = session.supervisor.clone();
+            runtime.block_on(airlock::mcp::run_supervisor_with(&session, |l| {
+                print_where_agents_connect(l);
+                serve_hooks(l, supervisor);
+            }))?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -421,6 +422,21 @@ fn print_where_agents_connect(l: &airlock::mcp::Listening) {
     println!(
         "No terminal, so no approval prompt: calls that need a human are denied. Ctrl-C stops."
     );
+}
+
+/// Answer the agents' hooks beside the MCP socket (`airlock hook`), until
+/// the supervisor stops. Must be called inside the runtime.
+fn serve_hooks(l: &airlock::mcp::Listening, supervisor: Arc<airlock::supervisor::Supervisor>) {
+    match airlock::hooks::HookListener::bind(&l.socket) {
+        Ok(hooks) => {
+            tracing::info!(socket = %hooks.path().display(), "answering agent hooks");
+            tokio::spawn(hooks.serve(supervisor));
+        }
+        Err(e) => {
+            tracing::warn!("cannot answer agent hooks: {e}");
+            eprintln!("airlock: cannot answer agent hooks ({e}); their calls go to the agents' own approval");
+        }
+    }
 }
 
 /// What the TUI leaves on the terminal once it is gone.

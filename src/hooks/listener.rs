@@ -47,8 +47,8 @@ impl HookListener {
         &self.path
     }
 
-    /// Answer hooks until `stop` is cancelled or the supervisor shuts down.
-    pub async fn serve(self, supervisor: Arc<Supervisor>, stop: CancellationToken) {
+    /// Answer hooks until the supervisor shuts down.
+    pub async fn serve(self, supervisor: Arc<Supervisor>) {
         let hooks = Arc::new(Hooks::new(supervisor.clone()));
         let stopped = supervisor.shutdown_token();
         let tracker = TaskTracker::new();
@@ -64,7 +64,6 @@ impl HookListener {
                         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                     }
                 },
-                _ = stop.cancelled() => break,
                 _ = stopped.cancelled() => break,
             }
         }
