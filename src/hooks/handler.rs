@@ -17,7 +17,7 @@ use super::results::result_of;
 use super::wire::Request;
 use crate::call::{AgentInfo, CallInfo, DecidedBy, Decision, Runner, ToolKind};
 use crate::supervisor::{Supervisor, refusal_message};
-use crate::tools::ToolError;
+use crate::tools::{ToolError, ToolOutput};
 
 /// The hook transport's state in one supervisor.
 pub struct Hooks {
@@ -104,7 +104,7 @@ impl Hooks {
                 let reason = error.to_string();
                 let info = self.call_info(&agent, &event, &call);
                 let decision = Decision::deny(by, Some(reason.clone()));
-                match self.supervisor.refuse_early(info, decision) {
+                match self.supervisor.refuse_unprepared(info, decision) {
                     Ok(()) => Answer::Deny { reason },
                     Err(e) => Answer::Deny { reason: e.to_string() },
                 }
@@ -119,7 +119,7 @@ impl Hooks {
         let started = std::time::Instant::now();
         let decision = match self
             .supervisor
-            .decide_and_record(&info, &call.policy_tool, &call.subject, gone)
+            .decide_external(&info, &call.policy_tool, &call.subject, gone)
             .await
         {
             Ok(d) => d,
@@ -155,18 +155,29 @@ impl Hooks {
 
     /// The call as airlock records and shows it.
     fn call_info(&self, agent: &AgentInfo, event: &HookEvent, call: &NativeCall) -> CallInfo {
-        let mut info = CallInfo::new(self.supervisor.next_call_id(), agent.clone(), &event.tool_name, &event.tool_input);
-        info.kind = Some(call.kind);
-        info.summary = call.summary.clone();
-        info.view = call.view.clone();
-        info.edit = call.edit.clone();
-        info.proposal = call.proposal.clone().map(Arc::new);
-        info.runner = Runner::Agent {
-            native_tool: crate::audit::excerpt(&event.tool_name, 128),
-            tool_use_id: event.tool_use_id.clone(),
-            session_id: event.session_id.clone(),
+        // The human approves the whole command: the trail keeps it whole.
+        let args = if call.kind == ToolKind::Exec {
+            crate::audit::bounded_args_except(&event.tool_input, &["command", "cmd"])
+        } else {
+            crate::audit::bounded_args(&event.tool_input)
         };
-        info
+        CallInfo {
+            id: self.supervisor.next_call_id(),
+            agent: agent.clone(),
+            tool: crate::audit::excerpt(&event.tool_name, 128),
+            kind: Some(call.kind),
+            args,
+            summary: call.summary.clone(),
+            received_at: chrono::Utc::now(),
+            runner: Runner::Agent {
+                native_tool: crate::audit::excerpt(&event.tool_name, 128),
+                tool_use_id: event.tool_use_id.as_deref().map(|t| crate::audit::excerpt(t, 128)),
+                session_id: event.session_id.as_deref().map(|t| crate::audit::excerpt(t, 128)),
+            },
+            view: call.view.clone(),
+            edit: call.edit.clone(),
+            proposal: call.proposal.clone().map(Arc::new),
+        }
     }
 
     /// A post-tool event: the result of a call decided earlier.
@@ -180,14 +191,15 @@ impl Hooks {
         for path in &pending.paths {
             text.push_str(&format!("\n[airlock] {}", file_digest(path)));
         }
-        self.supervisor.record_result(
+        if let Some(code) = result.exit_code {
+            text = format!("[exit code {code}]\n{text}");
+        }
+        let out = if result.is_error { ToolOutput::error(text) } else { ToolOutput::ok(text) };
+        self.supervisor.record_external_result(
             pending.id,
-            &text,
-            result.is_error,
-            result.exit_code,
+            &out,
             pending.proposal.as_deref(),
-            pending.started,
-            pending.decided,
+            (pending.started, pending.decided),
         );
     }
 }

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use airlock::call::{CallInfo, DecidedBy, Decision};
+use airlock::call::{ApprovedBy, CallInfo, DecidedBy, Decision};
 use airlock::session::{self, SessionOptions};
 use airlock::supervisor::{ConfirmRequest, Confirmer};
 use serde_json::Value;
@@ -38,7 +38,7 @@ impl Confirmer for Script {
         self.asked.lock().unwrap().push(request.call.clone());
         let next = self.answers.lock().unwrap().pop_front();
         match next {
-            Some(Say::Yes) => Decision::approve(DecidedBy::User),
+            Some(Say::Yes) => Decision::approve(ApprovedBy::User),
             Some(Say::No(reason)) => Decision::deny(DecidedBy::User, Some(reason.into())),
             Some(Say::Edit(cmd)) => Decision::approve_edited(cmd.into()),
             None => Decision::deny(DecidedBy::Headless, Some("no scripted answer".into())),
