@@ -9,16 +9,33 @@ use serde_json::{Value, json};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_supervisor_hands_the_call_back_to_the_agent() {
     let env = Env::new(None);
-    let (v, code) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash")).await;
+    let (v, code) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash"))
+        .await;
     assert_eq!((decision(&v), code), ("ask", 0), "{v}");
     assert!(reason(&v).contains("airlock is not running"), "{v}");
-    let (v, code) = env.send("codex", &env.fixture(CODEX, "PreToolUse-exec_command")).await;
+    let (v, code) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-exec_command"))
+        .await;
     assert_eq!(code, 0);
-    assert!(v["systemMessage"].as_str().unwrap().contains("airlock is not running"), "{v}");
-    let (v, _) = env.send("gemini", &env.fixture(GEMINI, "BeforeTool-run_shell_command")).await;
+    assert!(
+        v["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("airlock is not running"),
+        "{v}"
+    );
+    let (v, _) = env
+        .send(
+            "gemini",
+            &env.fixture(GEMINI, "BeforeTool-run_shell_command"),
+        )
+        .await;
     assert_eq!(v["decision"], "ask", "{v}");
     // After the call: nothing to say.
-    let (v, code) = env.send("claude", &env.fixture(CLAUDE, "PostToolUse-Bash")).await;
+    let (v, code) = env
+        .send("claude", &env.fixture(CLAUDE, "PostToolUse-Bash"))
+        .await;
     assert_eq!((v, code), (Value::Null, 0));
 }
 
@@ -45,7 +62,10 @@ async fn unreadable_events_exit_2_and_are_audited() {
     for agent in ["claude", "codex", "gemini"] {
         let (out, err, code) = env.hook(agent, b"{not json").await;
         assert_eq!((out.as_str(), code), ("", 2), "{agent}: {err}");
-        assert!(err.contains("could not read the hook event"), "{agent}: {err}");
+        assert!(
+            err.contains("could not read the hook event"),
+            "{agent}: {err}"
+        );
     }
     let foreign = json!({"hook_event_name": "BeforeTool", "tool_name": "x", "tool_input": {}});
     let (_, err, code) = env.hook("claude", foreign.to_string().as_bytes()).await;
@@ -71,7 +91,11 @@ async fn a_supervisor_that_does_not_answer_in_time_refuses() {
     let held = std::thread::spawn(move || listener.accept().map(|(s, _)| s));
     let event = env.fixture(CLAUDE, "PreToolUse-Bash").to_string();
     let (out, err, code) = env
-        .hook_with("claude", event.as_bytes(), &["--socket", mcp.to_str().unwrap(), "--timeout", "1"])
+        .hook_with(
+            "claude",
+            event.as_bytes(),
+            &["--socket", mcp.to_str().unwrap(), "--timeout", "1"],
+        )
         .await;
     assert_eq!((out.as_str(), code), ("", 2), "{err}");
     assert!(err.contains("no decision within 1 s"), "{err}");
@@ -88,7 +112,11 @@ async fn a_supervisor_that_does_not_answer_in_time_refuses() {
     });
     let closing = env.runtime.join("closing.sock");
     let (_, err, code) = env
-        .hook_with("claude", event.as_bytes(), &["--socket", closing.to_str().unwrap()])
+        .hook_with(
+            "claude",
+            event.as_bytes(),
+            &["--socket", closing.to_str().unwrap()],
+        )
         .await;
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("closed without answering"), "{err}");

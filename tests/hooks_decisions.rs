@@ -11,9 +11,13 @@ use serde_json::{Value, json};
 async fn a_native_read_runs_at_once_and_lands_in_the_trail_with_its_result() {
     let mut env = Env::new(None);
     env.start(&[]);
-    let (v, code) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-Read")).await;
+    let (v, code) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Read"))
+        .await;
     assert_eq!((decision(&v), code), ("allow", 0), "{v}");
-    let (v, code) = env.send("claude", &env.fixture(CLAUDE, "PostToolUse-Read")).await;
+    let (v, code) = env
+        .send("claude", &env.fixture(CLAUDE, "PostToolUse-Read"))
+        .await;
     assert_eq!((v, code), (Value::Null, 0));
     assert_eq!(env.asked(), 0, "reads are not asked");
     let audit = env.audit();
@@ -23,13 +27,30 @@ async fn a_native_read_runs_at_once_and_lands_in_the_trail_with_its_result() {
     assert_eq!(call["kind"], "read");
     assert_eq!(call["tool"], "Read");
     assert_eq!(call["runner"]["native_tool"], "Read");
-    assert_eq!(call["runner"]["tool_use_id"], env.fixture(CLAUDE, "PreToolUse-Read")["tool_use_id"]);
-    assert_eq!(call["runner"]["session_id"], env.fixture(CLAUDE, "PreToolUse-Read")["session_id"]);
+    assert_eq!(
+        call["runner"]["tool_use_id"],
+        env.fixture(CLAUDE, "PreToolUse-Read")["tool_use_id"]
+    );
+    assert_eq!(
+        call["runner"]["session_id"],
+        env.fixture(CLAUDE, "PreToolUse-Read")["session_id"]
+    );
     let fin = of_type(&audit, "call_finished");
-    assert_eq!(fin.len(), 1, "the post-tool event is the result: {audit:#?}");
+    assert_eq!(
+        fin.len(),
+        1,
+        "the post-tool event is the result: {audit:#?}"
+    );
     assert_eq!(fin[0]["call_id"], req[0]["call"]["id"]);
     assert_eq!(fin[0]["status"], "ok");
-    assert!(fin[0]["excerpt"].as_str().unwrap().contains("quartz-falcon-17"), "{}", fin[0]);
+    assert!(
+        fin[0]["excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("quartz-falcon-17"),
+        "{}",
+        fin[0]
+    );
     assert_eq!(fin[0]["output_sha256"].as_str().unwrap().len(), 64);
 }
 
@@ -43,35 +64,73 @@ async fn a_native_command_waits_for_the_human_and_the_denial_reaches_the_model()
     let shown = env.script.asked.lock().unwrap()[0].clone();
     assert_eq!(shown.kind, Some(airlock::call::ToolKind::Exec));
     match &shown.view {
-        airlock::call::CallView::Command { command, description, .. } => {
+        airlock::call::CallView::Command {
+            command,
+            description,
+            ..
+        } => {
             assert_eq!(command, pre["tool_input"]["command"].as_str().unwrap());
             assert_eq!(description.as_deref(), Some("print a line"));
         }
         other => panic!("the prompt shows the command, not {other:?}"),
     }
-    assert!(!shown.runner.is_airlock(), "the prompt says the agent runs it");
+    assert!(
+        !shown.runner.is_airlock(),
+        "the prompt says the agent runs it"
+    );
     let (v, _) = env.send("claude", &pre).await;
     assert_eq!(decision(&v), "deny");
-    assert_eq!(reason(&v), "denied by the user: not now. The call was not run.");
+    assert_eq!(
+        reason(&v),
+        "denied by the user: not now. The call was not run."
+    );
     // Codex: the same answer shape; Gemini: decision/reason.
-    let (v, _) = env.send("codex", &env.fixture(CODEX, "PreToolUse-exec_command")).await;
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-exec_command"))
+        .await;
     assert_eq!(v, Value::Null, "Codex allows by silence");
-    let (v, _) = env.send("gemini", &env.fixture(GEMINI, "BeforeTool-run_shell_command")).await;
-    assert_eq!(v, json!({"decision": "deny", "reason": "no scripted answer"}));
+    let (v, _) = env
+        .send(
+            "gemini",
+            &env.fixture(GEMINI, "BeforeTool-run_shell_command"),
+        )
+        .await;
+    assert_eq!(
+        v,
+        json!({"decision": "deny", "reason": "no scripted answer"})
+    );
     assert_eq!(env.asked(), 4);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_rules_cover_native_calls() {
-    let mut env = Env::new(Some("allow = [\"bash(printf *)\", \"write_file(todo.txt)\"]\ndeny = [\"WebFetch\"]\n"));
+    let mut env = Env::new(Some(
+        "allow = [\"bash(printf *)\", \"write_file(todo.txt)\"]\ndeny = [\"WebFetch\"]\n",
+    ));
     env.start(&[]);
-    let (v, _) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash")).await;
-    assert_eq!(decision(&v), "allow", "bash(printf *) covers a native Bash: {v}");
-    let (v, _) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-Edit")).await;
-    assert_eq!(decision(&v), "allow", "write_file(todo.txt) covers a native Edit: {v}");
-    let (v, _) = env.send("gemini", &env.fixture(GEMINI, "BeforeTool-replace")).await;
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash"))
+        .await;
+    assert_eq!(
+        decision(&v),
+        "allow",
+        "bash(printf *) covers a native Bash: {v}"
+    );
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Edit"))
+        .await;
+    assert_eq!(
+        decision(&v),
+        "allow",
+        "write_file(todo.txt) covers a native Edit: {v}"
+    );
+    let (v, _) = env
+        .send("gemini", &env.fixture(GEMINI, "BeforeTool-replace"))
+        .await;
     assert_eq!(v["decision"], "allow", "and Gemini's replace: {v}");
-    let (v, _) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-WebFetch")).await;
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-WebFetch"))
+        .await;
     assert_eq!(decision(&v), "deny");
     assert!(reason(&v).contains("WebFetch"), "{v}");
     assert_eq!(env.asked(), 0);
@@ -79,9 +138,13 @@ async fn the_same_rules_cover_native_calls() {
     // scripted human, out of answers, refuses).
     let mut bare = Env::new(None);
     bare.start(&[]);
-    let (v, _) = bare.send("claude", &bare.fixture(CLAUDE, "PreToolUse-Bash")).await;
+    let (v, _) = bare
+        .send("claude", &bare.fixture(CLAUDE, "PreToolUse-Bash"))
+        .await;
     assert_eq!(decision(&v), "deny");
-    let (v, _) = bare.send("claude", &bare.fixture(CLAUDE, "PreToolUse-Edit")).await;
+    let (v, _) = bare
+        .send("claude", &bare.fixture(CLAUDE, "PreToolUse-Edit"))
+        .await;
     assert_eq!(decision(&v), "deny");
     assert_eq!(bare.asked(), 2);
 }
@@ -89,18 +152,46 @@ async fn the_same_rules_cover_native_calls() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edited_command_rewrites_the_agents_input() {
     let mut env = Env::new(None);
-    env.start(&[Say::Edit("printf 'edited'"), Say::Edit("printf 'edited'"), Say::Edit("printf 'edited'")]);
-    let (v, _) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash")).await;
+    env.start(&[
+        Say::Edit("printf 'edited'"),
+        Say::Edit("printf 'edited'"),
+        Say::Edit("printf 'edited'"),
+    ]);
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash"))
+        .await;
     assert_eq!(decision(&v), "allow");
-    assert_eq!(v["hookSpecificOutput"]["updatedInput"]["command"], "printf 'edited'");
-    assert_eq!(v["hookSpecificOutput"]["updatedInput"]["description"], "print a line", "the rest of the input is kept");
-    let (v, _) = env.send("codex", &env.fixture(CODEX, "PreToolUse-exec_command")).await;
+    assert_eq!(
+        v["hookSpecificOutput"]["updatedInput"]["command"],
+        "printf 'edited'"
+    );
+    assert_eq!(
+        v["hookSpecificOutput"]["updatedInput"]["description"], "print a line",
+        "the rest of the input is kept"
+    );
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-exec_command"))
+        .await;
     assert_eq!(decision(&v), "allow");
-    assert_eq!(v["hookSpecificOutput"]["updatedInput"]["command"], "printf 'edited'");
-    let (v, _) = env.send("gemini", &env.fixture(GEMINI, "BeforeTool-run_shell_command")).await;
+    assert_eq!(
+        v["hookSpecificOutput"]["updatedInput"]["command"],
+        "printf 'edited'"
+    );
+    let (v, _) = env
+        .send(
+            "gemini",
+            &env.fixture(GEMINI, "BeforeTool-run_shell_command"),
+        )
+        .await;
     assert_eq!(v["decision"], "allow");
-    assert_eq!(v["hookSpecificOutput"]["tool_input"]["command"], "printf 'edited'");
-    let decided = of_type(&env.audit(), "call_decided").iter().map(|r| r["decision"]["edited_command"].clone()).collect::<Vec<_>>();
+    assert_eq!(
+        v["hookSpecificOutput"]["tool_input"]["command"],
+        "printf 'edited'"
+    );
+    let decided = of_type(&env.audit(), "call_decided")
+        .iter()
+        .map(|r| r["decision"]["edited_command"].clone())
+        .collect::<Vec<_>>();
     assert_eq!(decided, vec![json!("printf 'edited'"); 3]);
 }
 
@@ -108,7 +199,9 @@ async fn an_edited_command_rewrites_the_agents_input() {
 async fn an_edit_that_a_rule_denies_is_refused_not_rewritten() {
     let mut env = Env::new(Some("deny = [\"bash(rm *)\"]\n"));
     env.start(&[Say::Edit("rm -f notes.txt")]);
-    let (v, _) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash")).await;
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash"))
+        .await;
     assert_eq!(decision(&v), "deny", "{v}");
     assert!(v["hookSpecificOutput"].get("updatedInput").is_none());
     assert!(env.ws.join("notes.txt").exists());
@@ -118,27 +211,52 @@ async fn an_edit_that_a_rule_denies_is_refused_not_rewritten() {
 async fn a_native_write_shows_the_diff_from_the_disk() {
     let mut env = Env::new(None);
     env.start(&[Say::Yes, Say::Yes, Say::Yes]);
-    let (v, _) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-Edit")).await;
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Edit"))
+        .await;
     assert_eq!(decision(&v), "allow");
-    let (v, _) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-Write")).await;
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Write"))
+        .await;
     assert_eq!(decision(&v), "allow");
-    let (v, _) = env.send("gemini", &env.fixture(GEMINI, "BeforeTool-replace")).await;
+    let (v, _) = env
+        .send("gemini", &env.fixture(GEMINI, "BeforeTool-replace"))
+        .await;
     assert_eq!(v["decision"], "allow");
     let asked = env.script.asked.lock().unwrap().clone();
-    let diff = |i: usize| asked[i].proposal.as_ref().and_then(|p| p.diff.clone()).unwrap_or_default();
-    assert!(diff(0).contains("-status: draft") && diff(0).contains("+status: reviewed"), "{}", diff(0));
+    let diff = |i: usize| {
+        asked[i]
+            .proposal
+            .as_ref()
+            .and_then(|p| p.diff.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        diff(0).contains("-status: draft") && diff(0).contains("+status: reviewed"),
+        "{}",
+        diff(0)
+    );
     assert!(matches!(asked[0].view, airlock::call::CallView::Change));
     assert_eq!(asked[0].kind, Some(airlock::call::ToolKind::Write));
     assert!(diff(1).contains("+++ b/"), "{}", diff(1));
     assert!(diff(2).contains("-status: draft"), "{}", diff(2));
     // The result names the file's digest after the agent wrote it.
-    std::fs::write(env.ws.join("todo.txt"), "title: ship it\nstatus: reviewed\n").unwrap();
-    env.send("claude", &env.fixture(CLAUDE, "PostToolUse-Edit")).await;
+    std::fs::write(
+        env.ws.join("todo.txt"),
+        "title: ship it\nstatus: reviewed\n",
+    )
+    .unwrap();
+    env.send("claude", &env.fixture(CLAUDE, "PostToolUse-Edit"))
+        .await;
     let audit = env.audit();
     let fin = of_type(&audit, "call_finished");
     assert_eq!(fin.len(), 1, "{audit:#?}");
     let digest = hex_sha256(b"title: ship it\nstatus: reviewed\n");
-    assert!(fin[0]["excerpt"].as_str().unwrap().contains(&digest), "{}", fin[0]);
+    assert!(
+        fin[0]["excerpt"].as_str().unwrap().contains(&digest),
+        "{}",
+        fin[0]
+    );
     assert_eq!(fin[0]["change"]["action"], "edit");
 }
 
@@ -151,34 +269,59 @@ fn hex_sha256(b: &[u8]) -> String {
 async fn a_patch_shows_every_file_it_touches() {
     let mut env = Env::new(None);
     env.start(&[Say::Yes, Say::Yes]);
-    let (v, _) = env.send("codex", &env.fixture(CODEX, "PreToolUse-apply_patch-multi")).await;
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-apply_patch-multi"))
+        .await;
     assert_eq!(v, Value::Null, "approved: Codex allows by silence");
-    let (v, _) = env.send("codex", &env.fixture(CODEX, "PreToolUse-apply_patch-move")).await;
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-apply_patch-move"))
+        .await;
     assert_eq!(v, Value::Null);
     let asked = env.script.asked.lock().unwrap().clone();
-    let patch = env.fixture(CODEX, "PreToolUse-apply_patch-multi")["tool_input"]["command"].as_str().unwrap().to_string();
+    let patch = env.fixture(CODEX, "PreToolUse-apply_patch-multi")["tool_input"]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let diff = asked[0].proposal.as_ref().unwrap().diff.clone().unwrap();
     for line in patch.lines() {
-        if let Some(path) = ["*** Add File: ", "*** Update File: ", "*** Delete File: "].iter().find_map(|p| line.strip_prefix(p)) {
+        if let Some(path) = ["*** Add File: ", "*** Update File: ", "*** Delete File: "]
+            .iter()
+            .find_map(|p| line.strip_prefix(p))
+        {
             assert!(diff.contains(path), "{path} in the diff:\n{diff}");
         }
     }
     let mv = asked[1].proposal.as_ref().unwrap().diff.clone().unwrap();
-    assert!(mv.contains("--- a/old.txt") && mv.contains("+++ b/moved.txt"), "{mv}");
+    assert!(
+        mv.contains("--- a/old.txt") && mv.contains("+++ b/moved.txt"),
+        "{mv}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_to_airlocks_own_tools_pass_without_a_second_prompt() {
     let mut env = Env::new(None);
     env.start(&[]);
-    let (v, _) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-mcp")).await;
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-mcp"))
+        .await;
     assert_eq!(decision(&v), "allow");
-    let (v, _) = env.send("codex", &env.fixture(CODEX, "PreToolUse-mcp")).await;
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-mcp"))
+        .await;
     assert_eq!(v, Value::Null);
-    let (v, _) = env.send("gemini", &env.fixture(GEMINI, "BeforeTool-mcp_airlock_read_file")).await;
+    let (v, _) = env
+        .send(
+            "gemini",
+            &env.fixture(GEMINI, "BeforeTool-mcp_airlock_read_file"),
+        )
+        .await;
     assert_eq!(v["decision"], "allow");
     assert_eq!(env.asked(), 0);
-    assert!(of_type(&env.audit(), "call_requested").is_empty(), "airlock records them when they reach it");
+    assert!(
+        of_type(&env.audit(), "call_requested").is_empty(),
+        "airlock records them when they reach it"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -192,9 +335,18 @@ async fn unknown_and_other_servers_tools_are_asked_never_allowed_by_default() {
     e["tool_name"] = json!("mcp__github__create_issue");
     let (v, _) = env.send("claude", &e).await;
     assert_eq!(decision(&v), "deny");
-    let (v, _) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-WebSearch")).await;
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-WebSearch"))
+        .await;
     assert_eq!(decision(&v), "deny");
-    let kinds: Vec<Value> = env.script.asked.lock().unwrap().iter().map(|c| json!(c.kind)).collect();
+    let kinds: Vec<Value> = env
+        .script
+        .asked
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| json!(c.kind))
+        .collect();
     assert_eq!(kinds, vec![json!("other"), json!("mcp"), json!("network")]);
 }
 
@@ -202,12 +354,21 @@ async fn unknown_and_other_servers_tools_are_asked_never_allowed_by_default() {
 async fn gemini_results_are_joined_by_session_tool_and_input() {
     let mut env = Env::new(None);
     env.start(&[]);
-    let (v, _) = env.send("gemini", &env.fixture(GEMINI, "BeforeTool-read_file")).await;
+    let (v, _) = env
+        .send("gemini", &env.fixture(GEMINI, "BeforeTool-read_file"))
+        .await;
     assert_eq!(v["decision"], "allow", "{v}");
-    env.send("gemini", &env.fixture(GEMINI, "AfterTool-read_file")).await;
+    env.send("gemini", &env.fixture(GEMINI, "AfterTool-read_file"))
+        .await;
     let audit = env.audit();
     let fin = of_type(&audit, "call_finished");
     assert_eq!(fin.len(), 1, "{audit:#?}");
-    assert_eq!(fin[0]["call_id"], of_type(&audit, "call_requested")[0]["call"]["id"]);
-    assert_eq!(of_type(&audit, "agent_connected")[0]["agent"]["name"], "gemini-cli");
+    assert_eq!(
+        fin[0]["call_id"],
+        of_type(&audit, "call_requested")[0]["call"]["id"]
+    );
+    assert_eq!(
+        of_type(&audit, "agent_connected")[0]["agent"]["name"],
+        "gemini-cli"
+    );
 }

@@ -25,9 +25,14 @@ async fn read_tool_says(env: &Env, path: &str) -> String {
 async fn a_native_read_of_an_excluded_file_is_refused_like_airlocks_read() {
     let mut env = Env::new(None);
     env.start(&[]);
-    let (v, _) = env.send("claude", &env.fixture(CLAUDE, "PreToolUse-Read-env")).await;
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Read-env"))
+        .await;
     assert_eq!(decision(&v), "deny", "{v}");
-    let path = env.fixture(CLAUDE, "PreToolUse-Read-env")["tool_input"]["file_path"].as_str().unwrap().to_string();
+    let path = env.fixture(CLAUDE, "PreToolUse-Read-env")["tool_input"]["file_path"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(reason(&v), read_tool_says(&env, &path).await);
     assert!(reason(&v).contains("excluded by pattern \".env\""), "{v}");
     let refused = of_type(&env.audit(), "call_decided")
@@ -39,7 +44,9 @@ async fn a_native_read_of_an_excluded_file_is_refused_like_airlocks_read() {
     // Control: without the exclusion the same read runs.
     let mut open = Env::new(Some("[scope]\nexcluded = []\n"));
     open.start(&[]);
-    let (v, _) = open.send("claude", &open.fixture(CLAUDE, "PreToolUse-Read-env")).await;
+    let (v, _) = open
+        .send("claude", &open.fixture(CLAUDE, "PreToolUse-Read-env"))
+        .await;
     assert_eq!(decision(&v), "allow", "{v}");
 }
 
@@ -62,18 +69,26 @@ async fn a_symlink_to_an_excluded_file_is_refused_too() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_native_read_outside_the_workspace_is_refused() {
     let outside = tempfile::tempdir().unwrap();
-    let file = std::fs::canonicalize(outside.path()).unwrap().join("secret.txt");
+    let file = std::fs::canonicalize(outside.path())
+        .unwrap()
+        .join("secret.txt");
     std::fs::write(&file, "x\n").unwrap();
     let mut env = Env::new(None);
     env.start(&[]);
-    for (agent, fixture) in [("claude", (CLAUDE, "PreToolUse-Read")), ("gemini", (GEMINI, "BeforeTool-read_file"))] {
+    for (agent, fixture) in [
+        ("claude", (CLAUDE, "PreToolUse-Read")),
+        ("gemini", (GEMINI, "BeforeTool-read_file")),
+    ] {
         let mut e = env.fixture(fixture.0, fixture.1);
         e["tool_input"]["file_path"] = json!(file);
         let (v, _) = env.send(agent, &e).await;
         let text = v.to_string();
         assert!(text.contains("outside the allowed roots"), "{agent}: {v}");
         let why = read_tool_says(&env, file.to_str().unwrap()).await;
-        assert!(text.contains(&why.replace('"', "\\\"")), "{agent}: {v} vs {why}");
+        assert!(
+            text.contains(&why.replace('"', "\\\"")),
+            "{agent}: {v} vs {why}"
+        );
     }
     // Control: with the directory as an extra root, the read runs.
     let cfg = format!("[scope]\nextra_roots = [{:?}]\n", file.parent().unwrap());
@@ -112,12 +127,15 @@ async fn a_malformed_patch_is_refused_with_where_it_is_wrong() {
     let mut env = Env::new(None);
     env.start(&[]);
     let mut e = env.fixture(CODEX, "PreToolUse-apply_patch-update");
-    e["tool_input"]["command"] = json!("*** Begin Patch\n*** Update File: todo.txt\n@@\n*garbage\n*** End Patch\n");
+    e["tool_input"]["command"] =
+        json!("*** Begin Patch\n*** Update File: todo.txt\n@@\n*garbage\n*** End Patch\n");
     let (v, _) = env.send("codex", &e).await;
     assert_eq!(decision(&v), "deny");
     assert!(reason(&v).contains("malformed patch, line 4"), "{v}");
     // A patch that does not match the file cannot be shown: refused.
-    e["tool_input"]["command"] = json!("*** Begin Patch\n*** Update File: todo.txt\n@@\n-not in the file\n+x\n*** End Patch\n");
+    e["tool_input"]["command"] = json!(
+        "*** Begin Patch\n*** Update File: todo.txt\n@@\n-not in the file\n+x\n*** End Patch\n"
+    );
     let (v, _) = env.send("codex", &e).await;
     assert!(reason(&v).contains("does not apply to todo.txt"), "{v}");
     assert_eq!(env.asked(), 0);

@@ -192,20 +192,35 @@ mod tests {
 
     #[test]
     fn claude_reads_permission_decisions() {
-        let (v, code) = out(HookAgent::Claude, Answer::Deny { reason: "no".into() });
+        let (v, code) = out(
+            HookAgent::Claude,
+            Answer::Deny {
+                reason: "no".into(),
+            },
+        );
         assert_eq!(code, 0);
         assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(v["hookSpecificOutput"]["permissionDecisionReason"], "no");
         let mut input = Map::new();
         input.insert("command".into(), "ls -a".into());
-        let (v, _) = out(HookAgent::Claude, Answer::Allow { updated_input: Some(input) });
+        let (v, _) = out(
+            HookAgent::Claude,
+            Answer::Allow {
+                updated_input: Some(input),
+            },
+        );
         assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "allow");
         assert_eq!(v["hookSpecificOutput"]["updatedInput"]["command"], "ls -a");
     }
 
     #[test]
     fn codex_allows_by_silence_and_never_gets_an_empty_reason() {
-        let (v, code) = out(HookAgent::Codex, Answer::Allow { updated_input: None });
+        let (v, code) = out(
+            HookAgent::Codex,
+            Answer::Allow {
+                updated_input: None,
+            },
+        );
         assert_eq!((v, code), (Value::Null, 0));
         let (v, _) = out(HookAgent::Codex, Answer::Deny { reason: " ".into() });
         assert_eq!(
@@ -228,7 +243,13 @@ mod tests {
     fn refusals_exit_2_for_every_agent_and_phase() {
         for agent in [HookAgent::Claude, HookAgent::Codex, HookAgent::Gemini] {
             for phase in [Phase::Pre, Phase::Post] {
-                let r = render(agent, phase, &Answer::Refuse { reason: "bad\nevent".into() });
+                let r = render(
+                    agent,
+                    phase,
+                    &Answer::Refuse {
+                        reason: "bad\nevent".into(),
+                    },
+                );
                 assert_eq!(r.exit, BLOCK_EXIT);
                 assert_eq!(r.stderr, "bad event\n");
                 assert!(r.stdout.is_empty());

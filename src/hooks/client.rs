@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::WhenAbsent;
 use super::answer::{Answer, Rendered, render};
 use super::event::{HookAgent, Phase, phase_of};
 use super::wire::{MAX_REQUEST_BYTES, Request, Response, hook_socket_path};
-use super::WhenAbsent;
 
 /// How `airlock hook` was started.
 #[derive(Debug, Clone)]
@@ -36,10 +36,18 @@ pub fn run(opts: &Options, input: &mut dyn Read) -> Rendered {
     let mut bytes = Vec::new();
     let limit = MAX_REQUEST_BYTES as u64;
     if let Err(e) = input.take(limit + 1).read_to_end(&mut bytes) {
-        return refuse(opts.agent, Phase::Pre, format!("airlock hook could not read the event: {e}"));
+        return refuse(
+            opts.agent,
+            Phase::Pre,
+            format!("airlock hook could not read the event: {e}"),
+        );
     }
     if bytes.len() as u64 > limit {
-        return refuse(opts.agent, Phase::Pre, format!("the hook event is larger than {limit} bytes; airlock refused it"));
+        return refuse(
+            opts.agent,
+            Phase::Pre,
+            format!("the hook event is larger than {limit} bytes; airlock refused it"),
+        );
     }
     // Unreadable events still go to the supervisor, which audits them.
     let event: Value = serde_json::from_slice(&bytes)
@@ -112,7 +120,12 @@ fn ask(stream: UnixStream, opts: &Options, event: Value) -> Answer {
             Ok(r) => r.answer,
             Err(e) => failed(format!("the supervisor's answer is unreadable ({e})")),
         },
-        Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) =>
+        {
             failed(format!(
                 "no decision within {} s (airlock hook --timeout)",
                 opts.timeout.map_or(0, |t| t.as_secs())
@@ -140,7 +153,10 @@ fn absent(opts: &Options, phase: Option<Phase>, cwd: &Path) -> Answer {
     let start = format!("start it with `airlock --workspace {}`", cwd.display());
     match when_absent(cwd, opts.config_file.as_deref()) {
         Ok(WhenAbsent::Ask) => Answer::Ask {
-            note: format!("airlock is not running for {}, so it did not check this call; {start}", cwd.display()),
+            note: format!(
+                "airlock is not running for {}, so it did not check this call; {start}",
+                cwd.display()
+            ),
         },
         Ok(WhenAbsent::Deny) => Answer::Deny {
             reason: format!(
@@ -149,14 +165,22 @@ fn absent(opts: &Options, phase: Option<Phase>, cwd: &Path) -> Answer {
             ),
         },
         Err(e) => Answer::Deny {
-            reason: format!("airlock is not running and its configuration is unreadable ({e}); the call was not run; {start}"),
+            reason: format!(
+                "airlock is not running and its configuration is unreadable ({e}); the call was not run; {start}"
+            ),
         },
     }
 }
 
 /// `[hooks] when_absent` from the configuration of `workspace`.
-fn when_absent(workspace: &Path, explicit: Option<&Path>) -> Result<WhenAbsent, crate::config::ConfigError> {
-    Ok(crate::config::load(workspace, explicit)?.config.hooks.when_absent)
+fn when_absent(
+    workspace: &Path,
+    explicit: Option<&Path>,
+) -> Result<WhenAbsent, crate::config::ConfigError> {
+    Ok(crate::config::load(workspace, explicit)?
+        .config
+        .hooks
+        .when_absent)
 }
 
 /// Connect to a hook socket that is ours: a socket owned by this user in a

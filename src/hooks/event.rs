@@ -135,7 +135,9 @@ impl HookEvent {
             Some(Value::String(s)) if !s.is_empty() => s.clone(),
             _ => return Err(EventError::Missing("tool_name")),
         };
-        let tool_input = o.remove("tool_input").ok_or(EventError::Missing("tool_input"))?;
+        let tool_input = o
+            .remove("tool_input")
+            .ok_or(EventError::Missing("tool_input"))?;
         let text = |o: &serde_json::Map<String, Value>, k: &str| {
             o.get(k).and_then(Value::as_str).map(str::to_string)
         };
@@ -217,6 +219,9 @@ mod tests {
         // Gemini's event name sent to the Claude hook is not understood.
         let foreign = json!({"hook_event_name": "BeforeTool", "tool_name": "x", "tool_input": {}});
         let err = HookEvent::from_value(HookAgent::Claude, foreign).unwrap_err();
-        assert!(err.to_string().contains("PreToolUse and PostToolUse"), "{err}");
+        assert!(
+            err.to_string().contains("PreToolUse and PostToolUse"),
+            "{err}"
+        );
     }
 }

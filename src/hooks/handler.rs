@@ -49,9 +49,12 @@ impl Hooks {
             Ok(e) => e,
             Err(e) => {
                 let agent = self.agent_for(request.agent, None);
-                self.supervisor.protocol_error(Some(&agent), &e.to_string(), raw.as_bytes());
+                self.supervisor
+                    .protocol_error(Some(&agent), &e.to_string(), raw.as_bytes());
                 return Answer::Refuse {
-                    reason: format!("airlock could not read the hook event ({e}); the call was refused"),
+                    reason: format!(
+                        "airlock could not read the hook event ({e}); the call was refused"
+                    ),
                 };
             }
         };
@@ -70,14 +73,19 @@ impl Hooks {
         let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
         agents
             .entry(key)
-            .or_insert_with(|| self.supervisor.agent_connected(Some(agent.client_name()), None))
+            .or_insert_with(|| {
+                self.supervisor
+                    .agent_connected(Some(agent.client_name()), None)
+            })
             .clone()
     }
 
     async fn before(&self, event: HookEvent, gone: CancellationToken) -> Answer {
         if native::is_airlocks_own(&event) {
             // airlock's own MCP tools are gated when they reach airlock.
-            return Answer::Allow { updated_input: None };
+            return Answer::Allow {
+                updated_input: None,
+            };
         }
         let scope = self.supervisor.scope_arc();
         let (event, mapped) = match tokio::task::spawn_blocking(move || {
@@ -89,13 +97,17 @@ impl Hooks {
             Ok(done) => done,
             Err(e) => {
                 return Answer::Refuse {
-                    reason: format!("airlock failed while preparing the call ({e}); it was not run"),
+                    reason: format!(
+                        "airlock failed while preparing the call ({e}); it was not run"
+                    ),
                 };
             }
         };
         let agent = self.agent_for(event.agent, event.session_id.as_deref());
         match mapped {
-            Mapped::Own => Answer::Allow { updated_input: None },
+            Mapped::Own => Answer::Allow {
+                updated_input: None,
+            },
             Mapped::Refused { call, error } => {
                 let by = match error {
                     ToolError::Scope(_) => DecidedBy::Scope,
@@ -106,14 +118,22 @@ impl Hooks {
                 let decision = Decision::deny(by, Some(reason.clone()));
                 match self.supervisor.refuse_unprepared(info, decision) {
                     Ok(()) => Answer::Deny { reason },
-                    Err(e) => Answer::Deny { reason: e.to_string() },
+                    Err(e) => Answer::Deny {
+                        reason: e.to_string(),
+                    },
                 }
             }
             Mapped::Call(call) => self.decide(&agent, &event, call, gone).await,
         }
     }
 
-    async fn decide(&self, agent: &AgentInfo, event: &HookEvent, call: NativeCall, gone: CancellationToken) -> Answer {
+    async fn decide(
+        &self,
+        agent: &AgentInfo,
+        event: &HookEvent,
+        call: NativeCall,
+        gone: CancellationToken,
+    ) -> Answer {
         let info = self.call_info(agent, event, &call);
         let id = info.id;
         let started = std::time::Instant::now();
@@ -124,7 +144,11 @@ impl Hooks {
         {
             Ok(d) => d,
             // The decision could not be recorded: nothing may run.
-            Err(e) => return Answer::Deny { reason: e.to_string() },
+            Err(e) => {
+                return Answer::Deny {
+                    reason: e.to_string(),
+                };
+            }
         };
         if !decision.is_approved() {
             return Answer::Deny {
@@ -134,7 +158,10 @@ impl Hooks {
         let updated_input = decision
             .edited_command()
             .map(|edited| with_command(&event.tool_input, edited));
-        let ran_input = updated_input.clone().map(Value::Object).unwrap_or_else(|| event.tool_input.clone());
+        let ran_input = updated_input
+            .clone()
+            .map(Value::Object)
+            .unwrap_or_else(|| event.tool_input.clone());
         self.pending.insert(
             event,
             &ran_input,
@@ -142,7 +169,9 @@ impl Hooks {
                 id,
                 kind: call.kind,
                 paths: match &call.subject {
-                    crate::call::Subject::Paths { paths } if call.kind == ToolKind::Write => paths.clone(),
+                    crate::call::Subject::Paths { paths } if call.kind == ToolKind::Write => {
+                        paths.clone()
+                    }
                     _ => Vec::new(),
                 },
                 proposal: call.proposal.map(Arc::new),
@@ -171,8 +200,14 @@ impl Hooks {
             received_at: chrono::Utc::now(),
             runner: Runner::Agent {
                 native_tool: crate::audit::excerpt(&event.tool_name, 128),
-                tool_use_id: event.tool_use_id.as_deref().map(|t| crate::audit::excerpt(t, 128)),
-                session_id: event.session_id.as_deref().map(|t| crate::audit::excerpt(t, 128)),
+                tool_use_id: event
+                    .tool_use_id
+                    .as_deref()
+                    .map(|t| crate::audit::excerpt(t, 128)),
+                session_id: event
+                    .session_id
+                    .as_deref()
+                    .map(|t| crate::audit::excerpt(t, 128)),
             },
             view: call.view.clone(),
             edit: call.edit.clone(),
@@ -194,7 +229,11 @@ impl Hooks {
         if let Some(code) = result.exit_code {
             text = format!("[exit code {code}]\n{text}");
         }
-        let out = if result.is_error { ToolOutput::error(text) } else { ToolOutput::ok(text) };
+        let out = if result.is_error {
+            ToolOutput::error(text)
+        } else {
+            ToolOutput::ok(text)
+        };
         self.supervisor.record_external_result(
             pending.id,
             &out,
@@ -207,7 +246,11 @@ impl Hooks {
 /// The agent's input with its command replaced by what the human approved.
 fn with_command(input: &Value, command: &str) -> Map<String, Value> {
     let mut out = input.as_object().cloned().unwrap_or_default();
-    let key = if out.contains_key("cmd") && !out.contains_key("command") { "cmd" } else { "command" };
+    let key = if out.contains_key("cmd") && !out.contains_key("command") {
+        "cmd"
+    } else {
+        "command"
+    };
     out.insert(key.into(), Value::String(command.to_string()));
     out
 }
@@ -216,7 +259,12 @@ fn with_command(input: &Value, command: &str) -> Map<String, Value> {
 fn file_digest(path: &std::path::Path) -> String {
     use sha2::{Digest, Sha256};
     match std::fs::read(path) {
-        Ok(bytes) => format!("{} sha256 {} ({} bytes)", path.display(), hex::encode(Sha256::digest(&bytes)), bytes.len()),
+        Ok(bytes) => format!(
+            "{} sha256 {} ({} bytes)",
+            path.display(),
+            hex::encode(Sha256::digest(&bytes)),
+            bytes.len()
+        ),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => format!("{} is gone", path.display()),
         Err(e) => format!("{} unreadable: {e}", path.display()),
     }

@@ -30,10 +30,16 @@ impl HookListener {
         let path = hook_socket_path(mcp_socket);
         if let Ok(meta) = std::fs::symlink_metadata(&path) {
             if !meta.file_type().is_socket() {
-                return Err(io::Error::other(format!("{} exists and is not a socket", path.display())));
+                return Err(io::Error::other(format!(
+                    "{} exists and is not a socket",
+                    path.display()
+                )));
             }
             if std::os::unix::net::UnixStream::connect(&path).is_ok() {
-                return Err(io::Error::new(io::ErrorKind::AddrInUse, format!("{} is in use", path.display())));
+                return Err(io::Error::new(
+                    io::ErrorKind::AddrInUse,
+                    format!("{} is in use", path.display()),
+                ));
             }
             std::fs::remove_file(&path)?;
         }
@@ -90,7 +96,9 @@ async fn serve_one(hooks: Arc<Hooks>, stream: UnixStream) {
         Ok(n) if n as u64 >= limit => {
             hooks.malformed(&line, "the hook event is too large");
             Answer::Refuse {
-                reason: format!("the hook event is larger than {MAX_REQUEST_BYTES} bytes; airlock refused the call"),
+                reason: format!(
+                    "the hook event is larger than {MAX_REQUEST_BYTES} bytes; airlock refused the call"
+                ),
             }
         }
         Ok(_) => match serde_json::from_slice::<Request>(&line) {
@@ -114,7 +122,9 @@ async fn serve_one(hooks: Arc<Hooks>, stream: UnixStream) {
             Err(e) => {
                 hooks.malformed(&line, &format!("unreadable hook request: {e}"));
                 Answer::Refuse {
-                    reason: format!("airlock could not read the hook request ({e}); the call was refused"),
+                    reason: format!(
+                        "airlock could not read the hook request ({e}); the call was refused"
+                    ),
                 }
             }
         },
@@ -140,7 +150,10 @@ fn peer_is_us(stream: &UnixStream) -> bool {
     match stream.peer_cred() {
         Ok(cred) if cred.uid() == crate::dirs::uid() => true,
         Ok(cred) => {
-            tracing::warn!(uid = cred.uid(), "refused a hook connection from another user");
+            tracing::warn!(
+                uid = cred.uid(),
+                "refused a hook connection from another user"
+            );
             false
         }
         Err(e) => {

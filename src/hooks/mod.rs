@@ -16,19 +16,18 @@
 //! ([`results`]), joined to the decision by the tool-use id.
 
 pub mod answer;
+mod change;
 pub mod client;
 pub mod event;
 pub mod handler;
 pub mod listener;
-mod change;
 pub mod native;
 pub mod patch;
 mod pending;
 pub mod results;
 pub mod wire;
 
-pub use answer::{Answer, Rendered};
 pub use crate::config::hooks::{HooksConfig, WhenAbsent};
-pub use listener::HookListener;
+pub use answer::{Answer, Rendered};
 pub use event::{EventError, HookAgent, HookEvent, Phase};
-
+pub use listener::HookListener;

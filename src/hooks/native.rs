@@ -76,10 +76,12 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
     let first = |keys: &[&str]| keys.iter().find_map(|k| s(k));
     // Paths are the agent's: relative ones are against its directory.
     let cwd = event.cwd.as_deref();
-    let path = |keys: &[&str], default: Option<&str>| first(keys).or(default).map(|p| change::at(cwd, p));
+    let path =
+        |keys: &[&str], default: Option<&str>| first(keys).or(default).map(|p| change::at(cwd, p));
     use HookAgent::{Claude, Codex, Gemini};
     match (event.agent, name) {
-        (Claude, "Bash") | (Codex, "Bash" | "shell" | "exec_command" | "local_shell")
+        (Claude, "Bash")
+        | (Codex, "Bash" | "shell" | "exec_command" | "local_shell")
         | (Gemini, "run_shell_command") => match shell_command(input) {
             Some(cmd) if event.agent == Codex && is_patch_command(&cmd) => {
                 change::patch(name, &cmd, cwd, scope)
@@ -87,22 +89,40 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
             Some(cmd) => exec(event, &cmd, s("description")),
             None => unreadable(ToolKind::Exec, "bash", name, "no command"),
         },
-        (Codex, "apply_patch") => match first(&["command", "input", "patch"]).or(event.tool_input.as_str()) {
-            Some(text) => change::patch(name, text, cwd, scope),
-            None => unreadable(ToolKind::Write, "write_file", name, "no patch text"),
-        },
-        (Claude, "Read") | (Gemini, "read_file") => {
-            read_path(name, "read_file", path(&["file_path", "absolute_path", "path"], None), scope, true)
+        (Codex, "apply_patch") => {
+            match first(&["command", "input", "patch"]).or(event.tool_input.as_str()) {
+                Some(text) => change::patch(name, text, cwd, scope),
+                None => unreadable(ToolKind::Write, "write_file", name, "no patch text"),
+            }
         }
-        (Claude, "Grep") | (Gemini, "search_file_content" | "grep" | "grep_search") => {
-            read_path(name, "grep", path(&["path", "dir_path"], Some(".")), scope, false)
-        }
-        (Claude, "Glob") | (Gemini, "glob") => {
-            read_path(name, "find", path(&["path", "dir_path"], Some(".")), scope, false)
-        }
-        (Claude, "LS") | (Gemini, "list_directory" | "ls") => {
-            read_path(name, "ls", path(&["path", "dir_path"], Some(".")), scope, false)
-        }
+        (Claude, "Read") | (Gemini, "read_file") => read_path(
+            name,
+            "read_file",
+            path(&["file_path", "absolute_path", "path"], None),
+            scope,
+            true,
+        ),
+        (Claude, "Grep") | (Gemini, "search_file_content" | "grep" | "grep_search") => read_path(
+            name,
+            "grep",
+            path(&["path", "dir_path"], Some(".")),
+            scope,
+            false,
+        ),
+        (Claude, "Glob") | (Gemini, "glob") => read_path(
+            name,
+            "find",
+            path(&["path", "dir_path"], Some(".")),
+            scope,
+            false,
+        ),
+        (Claude, "LS") | (Gemini, "list_directory" | "ls") => read_path(
+            name,
+            "ls",
+            path(&["path", "dir_path"], Some(".")),
+            scope,
+            false,
+        ),
         (Gemini, "read_many_files") => change::read_many(name, input, scope),
         (Claude, "Edit") | (Gemini, "replace") => change::edit(name, input, scope),
         (Claude, "MultiEdit") => change::multi_edit(name, input, scope),
@@ -110,7 +130,11 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
         (Claude, "NotebookEdit") => change::notebook(name, input, scope),
         (Claude, "WebFetch" | "WebSearch") | (Gemini, "web_fetch" | "google_web_search") => {
             let what = first(&["url", "query", "prompt"]).unwrap_or_default();
-            Mapped::Call(NativeCall::new(ToolKind::Network, name, one_line(&format!("{name} {what}"))))
+            Mapped::Call(NativeCall::new(
+                ToolKind::Network,
+                name,
+                one_line(&format!("{name} {what}")),
+            ))
         }
         _ if is_mcp(event) => Mapped::Call(NativeCall::new(ToolKind::Mcp, name, one_line(name))),
         _ => Mapped::Call(NativeCall::new(ToolKind::Other, name, one_line(name))),
@@ -127,7 +151,9 @@ pub fn is_airlocks_own(event: &HookEvent) -> bool {
 }
 
 fn is_mcp(event: &HookEvent) -> bool {
-    event.tool_name.starts_with("mcp__") || event.mcp_server.is_some() || event.tool_name.starts_with("mcp_")
+    event.tool_name.starts_with("mcp__")
+        || event.mcp_server.is_some()
+        || event.tool_name.starts_with("mcp_")
 }
 
 /// The command of a shell tool: a string, or an argv (`["bash", "-lc",
@@ -138,7 +164,9 @@ fn shell_command(input: &Map<String, Value>) -> Option<String> {
         Value::Array(words) => {
             let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
             match words.as_slice() {
-                [sh, flag, script] if is_shell(sh) && flag.starts_with('-') && flag.ends_with('c') => {
+                [sh, flag, script]
+                    if is_shell(sh) && flag.starts_with('-') && flag.ends_with('c') =>
+                {
                     Some((*script).to_string())
                 }
                 _ => Some(words.join(" ")),
@@ -211,7 +239,9 @@ pub(super) fn unreadable(kind: ToolKind, tool: &str, native: &str, what: &str) -
         call: NativeCall::new(kind, tool, one_line(native)),
         error: ToolError::InvalidArguments {
             tool: native.to_string(),
-            message: format!("{what}; airlock cannot tell what the call would do, so it was not run"),
+            message: format!(
+                "{what}; airlock cannot tell what the call would do, so it was not run"
+            ),
         },
     }
 }

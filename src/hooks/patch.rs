@@ -45,7 +45,9 @@ impl FileOp {
     /// The file the operation starts from.
     pub fn path(&self) -> &str {
         match self {
-            FileOp::Add { path, .. } | FileOp::Delete { path } | FileOp::Update { path, .. } => path,
+            FileOp::Add { path, .. } | FileOp::Delete { path } | FileOp::Update { path, .. } => {
+                path
+            }
         }
     }
 }
@@ -94,7 +96,10 @@ fn malformed(line: usize, message: impl Into<String>) -> PatchError {
 /// Read a patch. Text around `*** Begin Patch … *** End Patch` (a heredoc's
 /// shell words) is not part of it.
 pub fn parse(text: &str) -> Result<Vec<FileOp>, PatchError> {
-    let lines: Vec<&str> = text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
     let begin = lines
         .iter()
         .position(|l| l.trim() == "*** Begin Patch")
@@ -111,7 +116,10 @@ pub fn parse(text: &str) -> Result<Vec<FileOp>, PatchError> {
         }
         if let Some(path) = header(line, "*** Add File: ") {
             let (content, next) = added_lines(&lines, i + 1)?;
-            ops.push(FileOp::Add { path: path(n)?, content });
+            ops.push(FileOp::Add {
+                path: path(n)?,
+                content,
+            });
             i = next;
         } else if let Some(path) = header(line, "*** Delete File: ") {
             ops.push(FileOp::Delete { path: path(n)? });
@@ -130,10 +138,20 @@ pub fn parse(text: &str) -> Result<Vec<FileOp>, PatchError> {
             if chunks.is_empty() && move_to.is_none() {
                 return Err(malformed(n, format!("update of {path} changes nothing")));
             }
-            ops.push(FileOp::Update { path, move_to, chunks });
+            ops.push(FileOp::Update {
+                path,
+                move_to,
+                chunks,
+            });
             i = next;
         } else {
-            return Err(malformed(n, format!("expected a file header, found {:?}", crate::audit::excerpt(line, 80))));
+            return Err(malformed(
+                n,
+                format!(
+                    "expected a file header, found {:?}",
+                    crate::audit::excerpt(line, 80)
+                ),
+            ));
         }
     }
     if ops.is_empty() {
@@ -144,7 +162,10 @@ pub fn parse(text: &str) -> Result<Vec<FileOp>, PatchError> {
 
 /// `Some(path)` when `line` is the header `prefix PATH`; the path must not
 /// be empty.
-fn header<'a>(line: &'a str, prefix: &str) -> Option<impl Fn(usize) -> Result<String, PatchError> + 'a> {
+fn header<'a>(
+    line: &'a str,
+    prefix: &str,
+) -> Option<impl Fn(usize) -> Result<String, PatchError> + 'a> {
     let rest = line.strip_prefix(prefix)?;
     Some(move |n: usize| {
         let p = rest.trim();
@@ -174,7 +195,12 @@ fn added_lines(lines: &[&str], start: usize) -> Result<(String, usize), PatchErr
                 content.push_str(text);
                 content.push('\n');
             }
-            None => return Err(malformed(i + 1, "an added file's lines must start with `+`")),
+            None => {
+                return Err(malformed(
+                    i + 1,
+                    "an added file's lines must start with `+`",
+                ));
+            }
         }
         i += 1;
     }
@@ -188,7 +214,9 @@ fn chunks(lines: &[&str], start: usize) -> Result<(Vec<Chunk>, usize), PatchErro
     let mut i = start;
     while let Some(line) = lines.get(i) {
         if line.trim() == "*** End of File" {
-            let mut c = cur.take().ok_or_else(|| malformed(i + 1, "`*** End of File` outside a chunk"))?;
+            let mut c = cur
+                .take()
+                .ok_or_else(|| malformed(i + 1, "`*** End of File` outside a chunk"))?;
             c.at_eof = true;
             out.push(c);
             i += 1;
@@ -223,10 +251,13 @@ fn chunks(lines: &[&str], start: usize) -> Result<(Vec<Chunk>, usize), PatchErro
                 c.new.push(String::new());
             }
             Some(_) => {
-                return Err(malformed(i + 1, format!(
-                    "a chunk line must start with ' ', '+' or '-', found {:?}",
-                    crate::audit::excerpt(line, 80)
-                )));
+                return Err(malformed(
+                    i + 1,
+                    format!(
+                        "a chunk line must start with ' ', '+' or '-', found {:?}",
+                        crate::audit::excerpt(line, 80)
+                    ),
+                ));
             }
         }
         i += 1;
@@ -259,7 +290,11 @@ pub fn apply(path: &str, content: &str, chunks: &[Chunk]) -> Result<String, Patc
         }
         if chunk.old.is_empty() {
             // Pure insertion: at the end of the file, or after the anchor.
-            let at = if chunk.at_eof || chunk.anchor.is_none() { lines.len() } else { cursor };
+            let at = if chunk.at_eof || chunk.anchor.is_none() {
+                lines.len()
+            } else {
+                cursor
+            };
             lines.splice(at..at, chunk.new.iter().cloned());
             cursor = at + chunk.new.len();
             continue;
@@ -271,7 +306,10 @@ pub fn apply(path: &str, content: &str, chunks: &[Chunk]) -> Result<String, Patc
             find(&lines, &chunk.old, cursor)
         };
         let at = at.ok_or_else(|| {
-            fail(format!("expected lines not found: {:?}", crate::audit::excerpt(&chunk.old.join("\n"), 200)))
+            fail(format!(
+                "expected lines not found: {:?}",
+                crate::audit::excerpt(&chunk.old.join("\n"), 200)
+            ))
         })?;
         lines.splice(at..at + chunk.old.len(), chunk.new.iter().cloned());
         cursor = at + chunk.new.len();
@@ -307,10 +345,31 @@ mod tests {
     fn reads_every_kind_of_operation() {
         let ops = parse(PATCH).unwrap();
         assert_eq!(ops.len(), 3);
-        assert_eq!(ops[0], FileOp::Add { path: "new.txt".into(), content: "hello\nworld\n".into() });
-        assert_eq!(ops[1], FileOp::Delete { path: "old.txt".into() });
-        let FileOp::Update { path, move_to, chunks } = &ops[2] else { panic!() };
-        assert_eq!((path.as_str(), move_to.as_deref()), ("src/a.rs", Some("src/b.rs")));
+        assert_eq!(
+            ops[0],
+            FileOp::Add {
+                path: "new.txt".into(),
+                content: "hello\nworld\n".into()
+            }
+        );
+        assert_eq!(
+            ops[1],
+            FileOp::Delete {
+                path: "old.txt".into()
+            }
+        );
+        let FileOp::Update {
+            path,
+            move_to,
+            chunks,
+        } = &ops[2]
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (path.as_str(), move_to.as_deref()),
+            ("src/a.rs", Some("src/b.rs"))
+        );
         assert_eq!(chunks[0].anchor.as_deref(), Some("fn main() {"));
         assert_eq!(chunks[0].old, vec!["    println!(\"a\");", "}"]);
     }
@@ -318,7 +377,9 @@ mod tests {
     #[test]
     fn applies_chunks_in_order() {
         let ops = parse(PATCH).unwrap();
-        let FileOp::Update { chunks, .. } = &ops[2] else { panic!() };
+        let FileOp::Update { chunks, .. } = &ops[2] else {
+            panic!()
+        };
         let old = "use x;\nfn main() {\n    println!(\"a\");\n}\n";
         let new = apply("src/a.rs", old, chunks).unwrap();
         assert_eq!(new, "use x;\nfn main() {\n    println!(\"b\");\n}\n");
@@ -329,14 +390,26 @@ mod tests {
 
     #[test]
     fn whitespace_differences_still_match() {
-        let chunk = Chunk { old: vec!["a  ".into()], new: vec!["b".into()], ..Chunk::default() };
+        let chunk = Chunk {
+            old: vec!["a  ".into()],
+            new: vec!["b".into()],
+            ..Chunk::default()
+        };
         assert_eq!(apply("f", "  a\n", &[chunk]).unwrap(), "b\n");
     }
 
     #[test]
     fn end_of_file_chunks_match_only_at_the_end() {
-        let chunk = Chunk { old: vec!["x".into()], new: vec!["y".into()], at_eof: true, ..Chunk::default() };
-        assert_eq!(apply("f", "x\na\nx\n", std::slice::from_ref(&chunk)).unwrap(), "x\na\ny\n");
+        let chunk = Chunk {
+            old: vec!["x".into()],
+            new: vec!["y".into()],
+            at_eof: true,
+            ..Chunk::default()
+        };
+        assert_eq!(
+            apply("f", "x\na\nx\n", std::slice::from_ref(&chunk)).unwrap(),
+            "x\na\ny\n"
+        );
         assert!(apply("f", "x\na\n", &[chunk]).is_err());
     }
 
@@ -344,14 +417,35 @@ mod tests {
     fn malformed_patches_are_refused_with_the_line() {
         let cases = [
             ("", "no `*** Begin Patch`"),
-            ("*** Begin Patch\n*** Add File: a\n+x\n", "no `*** End Patch`"),
+            (
+                "*** Begin Patch\n*** Add File: a\n+x\n",
+                "no `*** End Patch`",
+            ),
             ("*** Begin Patch\n*** End Patch\n", "touches no file"),
-            ("*** Begin Patch\n*** Add File: a\nx\n*** End Patch", "must start with `+`"),
-            ("*** Begin Patch\n*** Add File:  \n*** End Patch", "without a path"),
-            ("*** Begin Patch\n*** Update File: a\n*** End Patch", "changes nothing"),
-            ("*** Begin Patch\n*** Update File: a\n@@\n*x\n*** End Patch", "must start with"),
-            ("*** Begin Patch\n*** Frobnicate: a\n*** End Patch", "expected a file header"),
-            ("*** Begin Patch\n*** Update File: a\n*** End of File\n*** End Patch", "outside a chunk"),
+            (
+                "*** Begin Patch\n*** Add File: a\nx\n*** End Patch",
+                "must start with `+`",
+            ),
+            (
+                "*** Begin Patch\n*** Add File:  \n*** End Patch",
+                "without a path",
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n*** End Patch",
+                "changes nothing",
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n*x\n*** End Patch",
+                "must start with",
+            ),
+            (
+                "*** Begin Patch\n*** Frobnicate: a\n*** End Patch",
+                "expected a file header",
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n*** End of File\n*** End Patch",
+                "outside a chunk",
+            ),
         ];
         for (text, want) in cases {
             let err = parse(text).unwrap_err().to_string();
@@ -363,6 +457,9 @@ mod tests {
     #[test]
     fn a_heredoc_around_the_patch_is_ignored() {
         let cmd = "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: a\n*** End Patch\nEOF\n";
-        assert_eq!(parse(cmd).unwrap(), vec![FileOp::Delete { path: "a".into() }]);
+        assert_eq!(
+            parse(cmd).unwrap(),
+            vec![FileOp::Delete { path: "a".into() }]
+        );
     }
 }

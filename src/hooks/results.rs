@@ -39,7 +39,10 @@ pub fn result_of(event: &HookEvent) -> NativeResult {
                 }
                 t.push_str(part("stderr"));
             }
-            (t, o.get("interrupted").and_then(Value::as_bool) == Some(true))
+            (
+                t,
+                o.get("interrupted").and_then(Value::as_bool) == Some(true),
+            )
         }
         // Gemini: what the model reads, and the error when there is one.
         (HookAgent::Gemini, Value::Object(o)) if o.contains_key("llmContent") => {
@@ -51,7 +54,10 @@ pub fn result_of(event: &HookEvent) -> NativeResult {
             (text, o.get("error").is_some_and(|e| !e.is_null()))
         }
         (_, Value::Null) => (String::new(), false),
-        (_, other) => (other.to_string(), other.get("isError").and_then(Value::as_bool) == Some(true)),
+        (_, other) => (
+            other.to_string(),
+            other.get("isError").and_then(Value::as_bool) == Some(true),
+        ),
     };
     let exit_code = exit_code_in(&text);
     NativeResult {
@@ -65,7 +71,10 @@ pub fn result_of(event: &HookEvent) -> NativeResult {
 /// failures), at the start of a line.
 fn exit_code_in(text: &str) -> Option<i64> {
     text.lines().take(8).find_map(|line| {
-        let rest = line.trim().strip_prefix("Exit code").or_else(|| line.trim().strip_prefix("Exit Code"))?;
+        let rest = line
+            .trim()
+            .strip_prefix("Exit code")
+            .or_else(|| line.trim().strip_prefix("Exit Code"))?;
         let digits: String = rest
             .trim_start_matches([':', ' '])
             .chars()
@@ -81,27 +90,51 @@ mod tests {
     use serde_json::json;
 
     fn post(agent: HookAgent, response: Value) -> HookEvent {
-        let name = if agent == HookAgent::Gemini { "AfterTool" } else { "PostToolUse" };
-        HookEvent::from_value(agent, json!({"hook_event_name": name, "tool_name": "t",
-            "tool_input": {}, "tool_response": response})).unwrap()
+        let name = if agent == HookAgent::Gemini {
+            "AfterTool"
+        } else {
+            "PostToolUse"
+        };
+        HookEvent::from_value(
+            agent,
+            json!({"hook_event_name": name, "tool_name": "t",
+            "tool_input": {}, "tool_response": response}),
+        )
+        .unwrap()
     }
 
     #[test]
     fn reads_each_agents_results() {
-        let r = result_of(&post(HookAgent::Claude, json!({"stdout": "out", "stderr": "err", "interrupted": false})));
-        assert_eq!((r.text.as_str(), r.is_error, r.exit_code), ("out\nerr", false, None));
-        let r = result_of(&post(HookAgent::Codex, json!("Exit code: 3\nWall time: 0 seconds\nOutput:\nno\n")));
+        let r = result_of(&post(
+            HookAgent::Claude,
+            json!({"stdout": "out", "stderr": "err", "interrupted": false}),
+        ));
+        assert_eq!(
+            (r.text.as_str(), r.is_error, r.exit_code),
+            ("out\nerr", false, None)
+        );
+        let r = result_of(&post(
+            HookAgent::Codex,
+            json!("Exit code: 3\nWall time: 0 seconds\nOutput:\nno\n"),
+        ));
         assert_eq!((r.is_error, r.exit_code), (true, Some(3)));
         let r = result_of(&post(HookAgent::Codex, json!("bash-out-42\n")));
         assert_eq!((r.text.as_str(), r.is_error), ("bash-out-42\n", false));
-        let r = result_of(&post(HookAgent::Gemini, json!({"llmContent": "x", "error": {"message": "m"}})));
+        let r = result_of(&post(
+            HookAgent::Gemini,
+            json!({"llmContent": "x", "error": {"message": "m"}}),
+        ));
         assert_eq!((r.text.as_str(), r.is_error), ("x", true));
     }
 
     #[test]
     fn a_failure_event_is_an_error() {
-        let e = HookEvent::from_value(HookAgent::Claude, json!({"hook_event_name": "PostToolUseFailure",
-            "tool_name": "Bash", "tool_input": {}, "error": "Exit code 2\nnope"})).unwrap();
+        let e = HookEvent::from_value(
+            HookAgent::Claude,
+            json!({"hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash", "tool_input": {}, "error": "Exit code 2\nnope"}),
+        )
+        .unwrap();
         let r = result_of(&e);
         assert_eq!((r.is_error, r.exit_code), (true, Some(2)));
     }

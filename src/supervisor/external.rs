@@ -10,7 +10,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::{CallError, Supervisor};
 use crate::audit::AuditEvent;
-use crate::call::{CallId, CallInfo, DecidedBy, Decision, Event, Outcome, Proposal, Subject, ToolKind, Verdict};
+use crate::call::{
+    CallId, CallInfo, DecidedBy, Decision, Event, Outcome, Proposal, Subject, ToolKind, Verdict,
+};
 use crate::scope::Scope;
 use crate::tools::ToolOutput;
 
@@ -54,7 +56,13 @@ impl Supervisor {
         if let Some(edited) = decision.edited_command().map(str::to_string)
             && decision.is_approved()
         {
-            let again = self.policy.evaluate(policy_tool, kind, &Subject::Command { command: edited.clone() });
+            let again = self.policy.evaluate(
+                policy_tool,
+                kind,
+                &Subject::Command {
+                    command: edited.clone(),
+                },
+            );
             if again.verdict == Verdict::Deny {
                 let by = DecidedBy::from(super::approver(&again));
                 let reason = format!("blocked by rule {} (from {})", again.rule, again.source);
@@ -75,7 +83,14 @@ impl Supervisor {
         if !decision.is_approved() {
             let text = super::refusal_message(&decision);
             let outcome = decision.refusal_outcome().unwrap_or(Outcome::Refused);
-            self.finish(info.id, outcome, &ToolOutput::error(text), started, None, None);
+            self.finish(
+                info.id,
+                outcome,
+                &ToolOutput::error(text),
+                started,
+                None,
+                None,
+            );
         }
         Ok(decision)
     }

@@ -71,7 +71,11 @@ fn write_workspace(ws: &Path) {
     std::fs::write(ws.join(".env"), "SECRET_TOKEN=do-not-read\n").unwrap();
     std::fs::write(ws.join("gone.txt"), "to be deleted\n").unwrap();
     std::fs::write(ws.join("old.txt"), "old name\n").unwrap();
-    std::fs::write(ws.join("nb.ipynb"), "{\"cells\": [], \"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}}\n").unwrap();
+    std::fs::write(
+        ws.join("nb.ipynb"),
+        "{\"cells\": [], \"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}}\n",
+    )
+    .unwrap();
 }
 
 impl Env {
@@ -102,7 +106,11 @@ impl Env {
     /// Start the supervisor (MCP socket and hook socket), answering asks
     /// with `answers`. Must run inside a Tokio runtime.
     pub fn start(&mut self, answers: &[Say]) {
-        self.script.answers.lock().unwrap().extend(answers.iter().cloned());
+        self.script
+            .answers
+            .lock()
+            .unwrap()
+            .extend(answers.iter().cloned());
         // SAFETY: set before the session reads its configuration; every
         // test of these files sets the same value.
         unsafe { std::env::set_var("AIRLOCK_NO_USER_CONFIG", "1") };
@@ -121,7 +129,8 @@ impl Env {
             let _ = server.serve(sup).await;
         }));
         let hooks = airlock::hooks::HookListener::bind(&socket).unwrap();
-        self.serving.push(tokio::spawn(hooks.serve(session.supervisor.clone())));
+        self.serving
+            .push(tokio::spawn(hooks.serve(session.supervisor.clone())));
         self.session = Some(session);
     }
 
@@ -131,7 +140,8 @@ impl Env {
             .join("tests/fixtures/hooks")
             .join(agent)
             .join(format!("{name}.json"));
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         serde_json::from_str(&text.replace("@ROOT@", self.root.to_str().unwrap())).unwrap()
     }
 
@@ -141,7 +151,12 @@ impl Env {
     }
 
     /// [`Env::hook`] with extra arguments.
-    pub async fn hook_with(&self, agent: &str, stdin: &[u8], extra: &[&str]) -> (String, String, i32) {
+    pub async fn hook_with(
+        &self,
+        agent: &str,
+        stdin: &[u8],
+        extra: &[&str],
+    ) -> (String, String, i32) {
         use tokio::io::AsyncWriteExt;
         let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_airlock"));
         c.arg("hook")
@@ -159,10 +174,11 @@ impl Env {
         let mut input = child.stdin.take().unwrap();
         input.write_all(stdin).await.unwrap();
         drop(input);
-        let out = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait_with_output())
-            .await
-            .expect("the hook answers")
-            .unwrap();
+        let out =
+            tokio::time::timeout(std::time::Duration::from_secs(60), child.wait_with_output())
+                .await
+                .expect("the hook answers")
+                .unwrap();
         (
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -176,7 +192,8 @@ impl Env {
         let v = if out.trim().is_empty() {
             Value::Null
         } else {
-            serde_json::from_str(&out).unwrap_or_else(|e| panic!("stdout is JSON ({e}): {out:?} {err}"))
+            serde_json::from_str(&out)
+                .unwrap_or_else(|e| panic!("stdout is JSON ({e}): {out:?} {err}"))
         };
         (v, code)
     }
@@ -220,10 +237,14 @@ pub fn of_type<'a>(records: &'a [Value], ty: &str) -> Vec<&'a Value> {
 
 /// Claude's / Codex's permission decision in a hook answer.
 pub fn decision(v: &Value) -> &str {
-    v["hookSpecificOutput"]["permissionDecision"].as_str().unwrap_or("")
+    v["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .unwrap_or("")
 }
 
 /// The reason of a Claude / Codex answer.
 pub fn reason(v: &Value) -> &str {
-    v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or("")
+    v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or("")
 }
