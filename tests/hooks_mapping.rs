@@ -222,3 +222,68 @@ fn every_recorded_pre_event_is_in_the_table() {
         }
     }
 }
+
+#[test]
+fn only_airlocks_own_server_passes_unasked() {
+    let env = Env::new(None);
+    let own = |agent: HookAgent, dir: &str, name: &str, tool: &str, server: Option<&str>| {
+        let mut e = env.fixture(dir, name);
+        e["tool_name"] = serde_json::json!(tool);
+        if let Some(s) = server {
+            e["mcp_context"]["server_name"] = serde_json::json!(s);
+        }
+        airlock::hooks::native::is_airlocks_own(&HookEvent::from_value(agent, e).unwrap())
+    };
+    assert!(own(
+        HookAgent::Claude,
+        CLAUDE,
+        "PreToolUse-mcp",
+        "mcp__airlock__read_file",
+        None
+    ));
+    assert!(own(
+        HookAgent::Codex,
+        CODEX,
+        "PreToolUse-mcp",
+        "mcp__airlock__bash",
+        None
+    ));
+    let g = "BeforeTool-mcp_airlock_read_file";
+    assert!(own(
+        HookAgent::Gemini,
+        GEMINI,
+        g,
+        "mcp_airlock_read_file",
+        Some("airlock")
+    ));
+    // A server called `airlock__evil` (or Gemini's `airlock_evil`) with a
+    // tool named like one of airlock's is another server: asked.
+    assert!(!own(
+        HookAgent::Claude,
+        CLAUDE,
+        "PreToolUse-mcp",
+        "mcp__airlock__evil__read_file",
+        None
+    ));
+    assert!(!own(
+        HookAgent::Claude,
+        CLAUDE,
+        "PreToolUse-mcp",
+        "mcp__airlock__frobnicate",
+        None
+    ));
+    assert!(!own(
+        HookAgent::Gemini,
+        GEMINI,
+        g,
+        "mcp_airlock_evil_read_file",
+        Some("airlock_evil")
+    ));
+    assert!(!own(
+        HookAgent::Gemini,
+        GEMINI,
+        g,
+        "mcp_airlock_read_file",
+        Some("other")
+    ));
+}

@@ -141,13 +141,22 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
     }
 }
 
-/// A call to one of airlock's own MCP tools (Claude `mcp__airlock__read_file`,
-/// Codex the same, Gemini `mcp_airlock_read_file` or its `mcp_context`).
+/// A call to one of airlock's own MCP tools: Claude and Codex
+/// `mcp__airlock__<tool>`, Gemini `mcp_airlock_<tool>` from the server
+/// `airlock` (its `mcp_context`), where `<tool>` is one of airlock's tools.
+/// Another server whose name merely starts with `airlock` is not airlock.
 pub fn is_airlocks_own(event: &HookEvent) -> bool {
     let name = event.tool_name.as_str();
-    name.starts_with("mcp__airlock__")
-        || (event.agent == HookAgent::Gemini
-            && (name.starts_with("mcp_airlock_") || event.mcp_server.as_deref() == Some("airlock")))
+    let ours = |tool: &str| tool == "bash" || airlock_tools().get(tool).is_some();
+    match event.agent {
+        HookAgent::Claude | HookAgent::Codex => {
+            name.strip_prefix("mcp__airlock__").is_some_and(ours)
+        }
+        HookAgent::Gemini => {
+            event.mcp_server.as_deref() == Some("airlock")
+                && name.strip_prefix("mcp_airlock_").is_some_and(ours)
+        }
+    }
 }
 
 fn is_mcp(event: &HookEvent) -> bool {
@@ -249,12 +258,16 @@ pub(super) fn unreadable(kind: ToolKind, tool: &str, native: &str, what: &str) -
 /// One of airlock's built-in tools, whose checks a native call reuses
 /// (whether or not it is enabled for agents).
 pub(super) fn airlock_tool(name: &str) -> std::sync::Arc<dyn crate::tools::Tool> {
-    static TOOLS: std::sync::OnceLock<crate::tools::ToolRegistry> = std::sync::OnceLock::new();
-    let tools = TOOLS.get_or_init(crate::tools::ToolRegistry::all);
-    match tools.get(name) {
+    match airlock_tools().get(name) {
         Some(t) => t.clone(),
         None => unreachable!("{name} is a built-in tool"),
     }
+}
+
+/// airlock's built-in tools but bash.
+fn airlock_tools() -> &'static crate::tools::ToolRegistry {
+    static TOOLS: std::sync::OnceLock<crate::tools::ToolRegistry> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(crate::tools::ToolRegistry::all)
 }
 
 /// `s` on one line (control characters escaped), at most 200 bytes.
