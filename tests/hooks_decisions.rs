@@ -47,7 +47,7 @@ async fn a_native_read_runs_at_once_and_lands_in_the_trail_with_its_result() {
         fin[0]["excerpt"]
             .as_str()
             .unwrap()
-            .contains("quartz-falcon-17"),
+            .contains("title: ship it"),
         "{}",
         fin[0]
     );
@@ -190,7 +190,7 @@ async fn an_edited_command_rewrites_the_agents_input() {
     );
     let decided = of_type(&env.audit(), "call_decided")
         .iter()
-        .map(|r| r["decision"]["edited_command"].clone())
+        .map(|r| r["edited_command"].clone())
         .collect::<Vec<_>>();
     assert_eq!(decided, vec![json!("printf 'edited'"); 3]);
 }

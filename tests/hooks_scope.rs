@@ -37,7 +37,7 @@ async fn a_native_read_of_an_excluded_file_is_refused_like_airlocks_read() {
     assert!(reason(&v).contains("excluded by pattern \".env\""), "{v}");
     let refused = of_type(&env.audit(), "call_decided")
         .into_iter()
-        .find(|d| d["decision"]["by"] == "scope")
+        .find(|d| d["by"] == "scope")
         .cloned();
     assert!(refused.is_some(), "audited as refused by the scope");
     assert_eq!(env.asked(), 0, "refused outright, never prompted");

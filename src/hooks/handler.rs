@@ -167,7 +167,6 @@ impl Hooks {
             &ran_input,
             PendingCall {
                 id,
-                kind: call.kind,
                 paths: match &call.subject {
                     crate::call::Subject::Paths { paths } if call.kind == ToolKind::Write => {
                         paths.clone()

@@ -10,7 +10,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::event::HookEvent;
-use crate::call::{CallId, Proposal, ToolKind};
+use crate::call::{CallId, Proposal};
 
 /// Most calls kept waiting for a result; the oldest are forgotten first.
 const MAX_PENDING: usize = 4096;
@@ -20,8 +20,6 @@ const MAX_PENDING: usize = 4096;
 pub struct PendingCall {
     /// airlock's id of the call.
     pub id: CallId,
-    /// Its kind.
-    pub kind: ToolKind,
     /// For writes: the files whose resulting digest goes in the trail.
     pub paths: Vec<std::path::PathBuf>,
     /// The change shown at the prompt.
