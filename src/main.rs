@@ -408,6 +408,7 @@ fn session_options(
         config_file: global.config.clone(),
         mode: mode.to_string(),
         policy_mode: global.mode,
+        user_config: true,
     })
 }
 
