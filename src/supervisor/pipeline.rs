@@ -9,6 +9,10 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
+// Decide and record calls airlock does not run (the agents' hooks).
+#[path = "external.rs"]
+mod external;
+
 use super::confirm::{ConfirmRequest, Confirmer};
 use crate::audit::{AuditError, AuditEvent, AuditLog, bounded_args, excerpt};
 use crate::call::{

@@ -111,15 +111,13 @@ impl Env {
             .lock()
             .unwrap()
             .extend(answers.iter().cloned());
-        // SAFETY: set before the session reads its configuration; every
-        // test of these files sets the same value.
-        unsafe { std::env::set_var("AIRLOCK_NO_USER_CONFIG", "1") };
         let opts = SessionOptions {
             workspace: self.ws.clone(),
             data_dir: Some(self.data.clone()),
             config_file: None,
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         };
         let session = session::start(&opts, self.script.clone()).unwrap();
         let server = airlock::mcp::SocketServer::bind(&self.runtime, &session).unwrap();
