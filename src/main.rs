@@ -352,7 +352,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 on_ready: Some(demo.agent_starter()),
                 ..Default::default()
             };
-            let ended = runtime.block_on(airlock::tui::run(&session, requests, tui))?;
+            let ended = runtime.block_on(async {
+                serve_hooks_beside_tui(&session);
+                airlock::tui::run(&session, requests, tui).await
+            })?;
             print_ended(&ended);
             Ok(ExitCode::SUCCESS)
         }
@@ -389,7 +392,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 agent_timeouts: agent_timeouts(&session),
                 ..Default::default()
             };
-            let ended = runtime.block_on(airlock::tui::run(&session, requests, tui))?;
+            let ended = runtime.block_on(async {
+                serve_hooks_beside_tui(&session);
+                airlock::tui::run(&session, requests, tui).await
+            })?;
             print_ended(&ended);
             Ok(ExitCode::SUCCESS)
         }
@@ -402,7 +408,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let supervisor = session.supervisor.clone();
             runtime.block_on(airlock::mcp::run_supervisor_with(&session, |l| {
                 print_where_agents_connect(l);
-                serve_hooks(l, supervisor);
+                if let Err(e) = serve_hooks(&l.socket, supervisor) {
+                    eprintln!(
+                        "airlock: cannot answer agent hooks ({e}); their calls go to the agents' own approval"
+                    );
+                }
             }))?;
             Ok(ExitCode::SUCCESS)
         }
@@ -432,18 +442,29 @@ fn print_where_agents_connect(l: &airlock::mcp::Listening) {
     );
 }
 
-/// Answer the agents' hooks beside the MCP socket (`airlock hook`), until
-/// the supervisor stops. Must be called inside the runtime.
-fn serve_hooks(l: &airlock::mcp::Listening, supervisor: Arc<airlock::supervisor::Supervisor>) {
-    match airlock::hooks::HookListener::bind(&l.socket) {
-        Ok(hooks) => {
-            tracing::info!(socket = %hooks.path().display(), "answering agent hooks");
-            tokio::spawn(hooks.serve(supervisor));
+/// Answer the agents' hooks beside the MCP socket `socket` (`airlock
+/// hook`), until the supervisor stops. Must be called inside the runtime.
+fn serve_hooks(
+    socket: &std::path::Path,
+    supervisor: Arc<airlock::supervisor::Supervisor>,
+) -> std::io::Result<()> {
+    let hooks = airlock::hooks::HookListener::bind(socket).inspect_err(|e| {
+        tracing::warn!("cannot answer agent hooks: {e}");
+    })?;
+    tracing::info!(socket = %hooks.path().display(), "answering agent hooks");
+    tokio::spawn(hooks.serve(supervisor));
+    Ok(())
+}
+
+/// The hook socket of the TUI's supervisor, beside the socket the TUI
+/// binds (nothing is printed: the terminal is the TUI's).
+fn serve_hooks_beside_tui(session: &session::Session) {
+    match airlock::dirs::runtime_dir() {
+        Ok(runtime) => {
+            let socket = airlock::dirs::socket_path(&runtime, &session.workspace);
+            let _ = serve_hooks(&socket, session.supervisor.clone());
         }
-        Err(e) => {
-            tracing::warn!("cannot answer agent hooks: {e}");
-            eprintln!("airlock: cannot answer agent hooks ({e}); their calls go to the agents' own approval");
-        }
+        Err(e) => tracing::warn!("cannot answer agent hooks: {e}"),
     }
 }
 

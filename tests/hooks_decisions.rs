@@ -372,3 +372,70 @@ async fn gemini_results_are_joined_by_session_tool_and_input() {
         "gemini-cli"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_native_call_is_recorded_as_an_error() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Yes]);
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-WebFetch"))
+        .await;
+    assert_eq!(decision(&v), "allow");
+    let failure = env.fixture(CLAUDE, "PostToolUseFailure-WebFetch");
+    let (v, code) = env.send("claude", &failure).await;
+    assert_eq!((v, code), (Value::Null, 0));
+    let audit = env.audit();
+    let fin = of_type(&audit, "call_finished");
+    assert_eq!(fin.len(), 1, "{audit:#?}");
+    assert_eq!(fin[0]["status"], "error");
+    assert_eq!(fin[0]["is_error"], true);
+    assert!(
+        fin[0]["excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("Unable to verify"),
+        "{}",
+        fin[0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_goes_away_cancels_its_prompt() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Hang]);
+    let event = env.fixture(CLAUDE, "PreToolUse-Bash").to_string();
+    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_airlock"));
+    c.args(["hook", "claude"])
+        .env("AIRLOCK_RUNTIME_DIR", &env.runtime)
+        .env("AIRLOCK_NO_USER_CONFIG", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let mut child = c.spawn().unwrap();
+    {
+        use tokio::io::AsyncWriteExt;
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(event.as_bytes()).await.unwrap();
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while env.asked() == 0 {
+        assert!(tokio::time::Instant::now() < deadline, "the call is asked");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The agent gives up: its hook process is killed.
+    child.kill().await.unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let audit = env.audit();
+        if let Some(d) = of_type(&audit, "call_decided").first() {
+            assert_eq!(d["approved"], false);
+            assert_eq!(d["by"], "cancelled", "{d}");
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the decision is recorded"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}

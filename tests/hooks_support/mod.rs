@@ -23,6 +23,8 @@ pub enum Say {
     Yes,
     No(&'static str),
     Edit(&'static str),
+    /// Never answer (the pipeline's cancellation or timeout decides).
+    Hang,
 }
 
 /// A confirmer that answers from a script and keeps what it was shown.
@@ -41,6 +43,7 @@ impl Confirmer for Script {
             Some(Say::Yes) => Decision::approve(ApprovedBy::User),
             Some(Say::No(reason)) => Decision::deny(DecidedBy::User, Some(reason.into())),
             Some(Say::Edit(cmd)) => Decision::approve_edited(cmd.into()),
+            Some(Say::Hang) => std::future::pending().await,
             None => Decision::deny(DecidedBy::Headless, Some("no scripted answer".into())),
         }
     }
