@@ -13,9 +13,9 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 pub use apply::{Staged, WriteError};
+pub use edit::replace as replace_text;
 pub use proposal::{is_binary, propose};
 pub use target::{PROTECTED, Target, resolve};
-pub use edit::replace as replace_text;
 
 use super::readonly::{args, object_schema};
 use super::{
