@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod audit;
+pub mod call;
 pub mod config;
 pub mod demo;
 pub mod dirs;
