@@ -110,7 +110,7 @@ stages = [
     ("audit", stage(r"^airlock::audit::writer::AuditLog::append$")),
     ("encode", stage(r"^airlock::mcp::transport::encode$")),
 ]
-pipeline = stage(r"^airlock::supervisor::pipeline::Supervisor::call::\{\{closure\}\}$")
+pipeline = stage(r"^airlock::supervisor::\S*Supervisor::call::\{\{closure\}\}$")
 known = sum(p for _, p in stages)
 print(f"airlock CPU per read_file call: {per_call:.1f} us (user + kernel, all threads), "
       f"{cs / (calls + 50):.2f} context switches per call")
