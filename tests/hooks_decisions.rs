@@ -25,7 +25,8 @@ async fn a_native_read_runs_at_once_and_lands_in_the_trail_with_its_result() {
     assert_eq!(req.len(), 1, "{audit:#?}");
     let call = &req[0]["call"];
     assert_eq!(call["kind"], "read");
-    assert_eq!(call["tool"], "Read");
+    // The vocabulary name the rules match; the agent's own name is the runner's.
+    assert_eq!(call["tool"], "read_file");
     assert_eq!(call["runner"]["native_tool"], "Read");
     assert_eq!(
         call["runner"]["tool_use_id"],
@@ -252,11 +253,7 @@ async fn a_native_write_shows_the_diff_from_the_disk() {
     let fin = of_type(&audit, "call_finished");
     assert_eq!(fin.len(), 1, "{audit:#?}");
     let digest = hex_sha256(b"title: ship it\nstatus: reviewed\n");
-    assert!(
-        fin[0]["excerpt"].as_str().unwrap().contains(&digest),
-        "{}",
-        fin[0]
-    );
+    assert_eq!(fin[0]["file_sha256"], digest.as_str(), "{}", fin[0]);
     assert_eq!(fin[0]["change"]["action"], "edit");
 }
 
@@ -438,4 +435,52 @@ async fn a_hook_that_goes_away_cancels_its_prompt() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commands_exit_code_is_a_field_of_its_result() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Yes]);
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-exec_command"))
+        .await;
+    assert_eq!(v, Value::Null, "approved: Codex allows by silence");
+    let mut post = env.fixture(CODEX, "PostToolUse-exec_command");
+    post["tool_response"] = json!("Exit code: 3\nWall time: 0 seconds\nOutput:\nno\n");
+    env.send("codex", &post).await;
+    let audit = env.audit();
+    let fin = of_type(&audit, "call_finished");
+    assert_eq!(fin.len(), 1, "{audit:#?}");
+    assert_eq!(fin[0]["exit_code"], 3, "{}", fin[0]);
+    assert_eq!(fin[0]["status"], "error");
+    assert_eq!(fin[0]["file_sha256"], Value::Null, "not a write");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_gemini_command_is_joined_by_the_input_it_ran() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Edit("printf 'edited'")]);
+    let (v, _) = env
+        .send(
+            "gemini",
+            &env.fixture(GEMINI, "BeforeTool-run_shell_command"),
+        )
+        .await;
+    assert_eq!(v["decision"], "allow", "{v}");
+    // Control: a report of the input as first asked is not this call's.
+    let post = env.fixture(GEMINI, "AfterTool-run_shell_command");
+    env.send("gemini", &post).await;
+    assert!(of_type(&env.audit(), "call_finished").is_empty());
+    // The report of what the agent ran (the edited command) is.
+    let mut ran = post.clone();
+    ran["tool_input"]["command"] = json!("printf 'edited'");
+    env.send("gemini", &ran).await;
+    let audit = env.audit();
+    let fin = of_type(&audit, "call_finished");
+    assert_eq!(fin.len(), 1, "{audit:#?}");
+    assert_eq!(
+        fin[0]["call_id"],
+        of_type(&audit, "call_requested")[0]["call"]["id"]
+    );
+    assert_eq!(fin[0]["status"], "ok");
 }

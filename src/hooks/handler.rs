@@ -1,9 +1,11 @@
 //! The supervisor side of a hook event: map it, decide and record it like
-//! one of airlock's own calls (scope, policy, grants, prompt, audit), but
-//! leave running it to the agent; record its result from the post-tool
-//! event, joined by the tool-use id.
+//! one of airlock's own calls (scope, policy, grants, prompt, audit) through
+//! the supervisor's external-call stages, but leave running it to the
+//! agent; record its result from the post-tool event, joined by the
+//! tool-use id (Gemini: by session, tool and input).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value};
@@ -12,19 +14,24 @@ use tokio_util::sync::CancellationToken;
 use super::answer::Answer;
 use super::event::{HookAgent, HookEvent, Phase};
 use super::native::{self, Mapped, NativeCall};
-use super::pending::{Pending, PendingCall};
 use super::results::result_of;
 use super::wire::Request;
-use crate::call::{AgentInfo, CallInfo, DecidedBy, Decision, Runner, ToolKind};
-use crate::supervisor::{Supervisor, refusal_message};
-use crate::tools::{ToolError, ToolOutput};
+use crate::call::{AgentInfo, CallId, DecidedBy, Decision, Subject, ToolKind};
+use crate::supervisor::{ExternalCall, ExternalResult, Supervisor, refusal_message};
+use crate::tools::ToolError;
+
+/// Most approved writes whose files are remembered for their result; the
+/// oldest are forgotten first (their calls end as `unreported` anyway).
+const MAX_WRITES: usize = 4096;
 
 /// The hook transport's state in one supervisor.
 pub struct Hooks {
     supervisor: Arc<Supervisor>,
     /// One agent per agent session (hooks have no connection).
     agents: Mutex<HashMap<(HookAgent, String), AgentInfo>>,
-    pending: Pending,
+    /// Approved native writes: the files whose digest after the write goes
+    /// in the call's result.
+    writes: Mutex<BTreeMap<CallId, Vec<PathBuf>>>,
 }
 
 impl Hooks {
@@ -33,7 +40,7 @@ impl Hooks {
         Self {
             supervisor,
             agents: Mutex::new(HashMap::new()),
-            pending: Pending::default(),
+            writes: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -87,9 +94,9 @@ impl Hooks {
                 updated_input: None,
             };
         }
-        let scope = self.supervisor.scope_arc();
+        let supervisor = self.supervisor.clone();
         let (event, mapped) = match tokio::task::spawn_blocking(move || {
-            let mapped = native::map(&event, &scope);
+            let mapped = native::map(&event, supervisor.scope());
             (event, mapped)
         })
         .await
@@ -114,10 +121,10 @@ impl Hooks {
                     _ => DecidedBy::InvalidArguments,
                 };
                 let reason = error.to_string();
-                let info = self.call_info(&agent, &event, &call);
                 let decision = Decision::deny(by, Some(reason.clone()));
-                match self.supervisor.refuse_unprepared(info, decision) {
-                    Ok(()) => Answer::Deny { reason },
+                let call = external_call(&event, call);
+                match self.supervisor.refuse_external(&agent, call, &decision) {
+                    Ok(_) => Answer::Deny { reason },
                     Err(e) => Answer::Deny {
                         reason: e.to_string(),
                     },
@@ -134,12 +141,14 @@ impl Hooks {
         call: NativeCall,
         gone: CancellationToken,
     ) -> Answer {
-        let info = self.call_info(agent, event, &call);
-        let id = info.id;
-        let started = std::time::Instant::now();
-        let decision = match self
+        let written = match &call.subject {
+            Subject::Paths { paths } if call.kind == ToolKind::Write => paths.clone(),
+            _ => Vec::new(),
+        };
+        let call = external_call(event, call);
+        let (id, decision) = match self
             .supervisor
-            .decide_external(&info, &call.policy_tool, &call.subject, gone)
+            .decide_external(agent, call, gone, None)
             .await
         {
             Ok(d) => d,
@@ -158,87 +167,86 @@ impl Hooks {
         let updated_input = decision
             .edited_command()
             .map(|edited| with_command(&event.tool_input, edited));
-        let ran_input = updated_input
-            .clone()
-            .map(Value::Object)
-            .unwrap_or_else(|| event.tool_input.clone());
-        self.pending.insert(
-            event,
-            &ran_input,
-            PendingCall {
-                id,
-                paths: match &call.subject {
-                    crate::call::Subject::Paths { paths } if call.kind == ToolKind::Write => {
-                        paths.clone()
-                    }
-                    _ => Vec::new(),
-                },
-                proposal: call.proposal.map(Arc::new),
-                started,
-                decided: std::time::Instant::now(),
-            },
-        );
-        Answer::Allow { updated_input }
-    }
-
-    /// The call as airlock records and shows it.
-    fn call_info(&self, agent: &AgentInfo, event: &HookEvent, call: &NativeCall) -> CallInfo {
-        // The human approves the whole command: the trail keeps it whole.
-        let args = if call.kind == ToolKind::Exec {
-            crate::audit::bounded_args_except(&event.tool_input, &["command", "cmd"])
-        } else {
-            crate::audit::bounded_args(&event.tool_input)
-        };
-        CallInfo {
-            id: self.supervisor.next_call_id(),
-            agent: agent.clone(),
-            tool: crate::audit::excerpt(&event.tool_name, 128),
-            kind: Some(call.kind),
-            args,
-            summary: call.summary.clone(),
-            received_at: chrono::Utc::now(),
-            runner: Runner::Agent {
-                native_tool: crate::audit::excerpt(&event.tool_name, 128),
-                tool_use_id: event
-                    .tool_use_id
-                    .as_deref()
-                    .map(|t| crate::audit::excerpt(t, 128)),
-                session_id: event
-                    .session_id
-                    .as_deref()
-                    .map(|t| crate::audit::excerpt(t, 128)),
-            },
-            view: call.view.clone(),
-            edit: call.edit.clone(),
-            proposal: call.proposal.clone().map(Arc::new),
+        if let Some(input) = &updated_input {
+            // What the agent runs, and repeats in its report.
+            self.supervisor.external_input_ran(id, input);
         }
+        if !written.is_empty() {
+            let mut writes = self.writes.lock().unwrap_or_else(PoisonError::into_inner);
+            writes.insert(id, written);
+            while writes.len() > MAX_WRITES {
+                writes.pop_first();
+            }
+        }
+        Answer::Allow { updated_input }
     }
 
     /// A post-tool event: the result of a call decided earlier.
     fn after(&self, event: &HookEvent) {
-        let Some(pending) = self.pending.take(event) else {
+        let sup = &self.supervisor;
+        let session = event.session_id.as_deref();
+        let id = match &event.tool_use_id {
+            Some(tool_use) => sup.external_call(session, tool_use),
+            None => sup.external_call_matching(session, &event.tool_name, &input_of(event)),
+        };
+        let Some(id) = id else {
             tracing::debug!(tool = %event.tool_name, "a post-tool event without a decided call");
             return;
         };
-        let result = result_of(event);
-        let mut text = result.text;
-        for path in &pending.paths {
-            text.push_str(&format!("\n[airlock] {}", file_digest(path)));
-        }
-        if let Some(code) = result.exit_code {
-            text = format!("[exit code {code}]\n{text}");
-        }
-        let out = if result.is_error {
-            ToolOutput::error(text)
-        } else {
-            ToolOutput::ok(text)
+        let written = self
+            .writes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id)
+            .unwrap_or_default();
+        let native = result_of(event);
+        let mut result = ExternalResult {
+            is_error: native.is_error,
+            exit_code: native.exit_code,
+            output: native.text,
+            truncated: false,
+            file_sha256: None,
         };
-        self.supervisor.record_external_result(
-            pending.id,
-            &out,
-            pending.proposal.as_deref(),
-            (pending.started, pending.decided),
-        );
+        match written.as_slice() {
+            [one] => result.file_sha256 = file_sha256(one),
+            // One digest field, several files: each is named in the text.
+            many => {
+                for path in many {
+                    result
+                        .output
+                        .push_str(&format!("\n[airlock] {}", file_digest(path)));
+                }
+            }
+        }
+        if let Err(e) = sup.finish_external(id, result) {
+            tracing::debug!("a post-tool event for a closed call: {e}");
+        }
+    }
+}
+
+/// A native call as the supervisor's external-call stage takes it.
+fn external_call(event: &HookEvent, call: NativeCall) -> ExternalCall {
+    ExternalCall {
+        tool: call.policy_tool,
+        kind: call.kind,
+        subject: call.subject,
+        args: input_of(event),
+        summary: call.summary,
+        view: call.view,
+        edit: call.edit,
+        proposal: call.proposal,
+        native_tool: event.tool_name.clone(),
+        tool_use_id: event.tool_use_id.clone(),
+        session_id: event.session_id.clone(),
+    }
+}
+
+/// The agent's tool input as an object (a bare value is `{"input": …}`).
+fn input_of(event: &HookEvent) -> Map<String, Value> {
+    match &event.tool_input {
+        Value::Object(o) => o.clone(),
+        Value::Null => Map::new(),
+        other => Map::from_iter([("input".to_string(), other.clone())]),
     }
 }
 
@@ -252,6 +260,15 @@ fn with_command(input: &Value, command: &str) -> Map<String, Value> {
     };
     out.insert(key.into(), Value::String(command.to_string()));
     out
+}
+
+/// hex sha256 of the file at `path` as it is now (None when it is gone or
+/// unreadable).
+fn file_sha256(path: &std::path::Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| hex::encode(Sha256::digest(&bytes)))
 }
 
 /// `path: sha256 …, N bytes` of a file as it is now, or that it is gone.

@@ -23,7 +23,6 @@ pub mod handler;
 pub mod listener;
 pub mod native;
 pub mod patch;
-mod pending;
 pub mod results;
 pub mod wire;
 

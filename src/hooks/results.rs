@@ -14,7 +14,7 @@ pub struct NativeResult {
     /// The tool failed (or the command exited non-zero).
     pub is_error: bool,
     /// A command's exit code, when the agent reports it.
-    pub exit_code: Option<i64>,
+    pub exit_code: Option<i32>,
 }
 
 /// Read the result out of a post-tool event.
@@ -69,7 +69,7 @@ pub fn result_of(event: &HookEvent) -> NativeResult {
 
 /// `Exit code: N` (Codex), `Exit Code: N` (Gemini), `Exit code N` (Claude's
 /// failures), at the start of a line.
-fn exit_code_in(text: &str) -> Option<i64> {
+fn exit_code_in(text: &str) -> Option<i32> {
     text.lines().take(8).find_map(|line| {
         let rest = line
             .trim()

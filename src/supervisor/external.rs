@@ -208,6 +208,33 @@ impl Supervisor {
             .map(|(id, _)| *id)
     }
 
+    /// Record an external call the transport refused before anyone was
+    /// asked (its input says too little to judge it, a patch that does not
+    /// apply, a path the scope refuses while the transport reads the file
+    /// to diff it): requested, decided and finished, like airlock's own
+    /// calls refused early. `Err`: it could not be recorded.
+    pub fn refuse_external(
+        &self,
+        agent: &AgentInfo,
+        call: ExternalCall,
+        decision: &Decision,
+    ) -> Result<CallId, CallError> {
+        let id = self.next_call_id();
+        let (info, _) = external_info(id, agent, call);
+        self.refuse_early(&info, decision, Instant::now())?;
+        Ok(id)
+    }
+
+    /// The agent runs the open call `id` with `input` instead of the input
+    /// it asked with (the command was edited at the prompt): its report,
+    /// which repeats the input it ran, is matched against this one by
+    /// [`Supervisor::external_call_matching`].
+    pub fn external_input_ran(&self, id: CallId, input: &Map<String, Value>) {
+        if let Some(open) = self.open_calls().by_id.get_mut(&id) {
+            open.input_sha256 = input_digest(input);
+        }
+    }
+
     /// For agents whose reports carry no tool-use id (Gemini CLI): the
     /// oldest open external call of agent session `session_id` for
     /// `native_tool` whose input was exactly `input`.
@@ -346,7 +373,8 @@ fn input_digest(input: &Map<String, Value>) -> [u8; 32] {
 /// The call as recorded, and its subject.
 fn external_info(id: CallId, agent: &AgentInfo, call: ExternalCall) -> (CallInfo, Subject) {
     let keep: &[&str] = if call.kind == ToolKind::Exec {
-        &["command"]
+        // Codex's exec_command names it `cmd`.
+        &["command", "cmd"]
     } else {
         &[]
     };
@@ -360,8 +388,8 @@ fn external_info(id: CallId, agent: &AgentInfo, call: ExternalCall) -> (CallInfo
         received_at: chrono::Utc::now(),
         runner: Runner::Agent {
             native_tool: excerpt(&call.native_tool, 128),
-            tool_use_id: call.tool_use_id,
-            session_id: call.session_id,
+            tool_use_id: call.tool_use_id.map(|t| excerpt(&t, 128)),
+            session_id: call.session_id.map(|s| excerpt(&s, 128)),
         },
         view: call.view,
         edit: call.edit,
