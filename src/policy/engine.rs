@@ -61,7 +61,7 @@ impl Policy {
             rules: RwLock::new(rules),
             grants: Grants::default(),
             workspace: workspace.to_path_buf(),
-            project_config: workspace.join(crate::config::PROJECT_CONFIG),
+            project_config: workspace.join(crate::dirs::PROJECT_CONFIG),
             auto_approve_read_only,
             exclusions: None,
         }

@@ -17,7 +17,16 @@ pub mod bash;
 pub mod output;
 pub use output::{OutputBuf, ToolOutput};
 
-/// Per-call limits (configurable).
+/// `[tools]`: which tools are enabled.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ToolsConfig {
+    /// Enabled tool names; `None` means all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<Vec<String>>,
+}
+
+/// Per-call limits (`[limits]`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
@@ -189,13 +198,18 @@ impl ToolRegistry {
         reg
     }
 
-    /// Every built-in tool configured from `cfg`, restricted to
-    /// `tools.enabled` (absent: all of them). An unknown name is an error;
-    /// an empty list disables every tool.
-    pub fn from_config(cfg: &crate::config::Config) -> Result<Self, UnknownToolError> {
+    /// Every built-in tool, bash built from `bash` and run in `sandbox`
+    /// (none: unsandboxed), restricted to `tools.enabled` (absent: all of
+    /// them). An unknown name is an error; an empty list disables every
+    /// tool.
+    pub fn configured(
+        tools: &ToolsConfig,
+        bash: &bash::BashConfig,
+        sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    ) -> Result<Self, UnknownToolError> {
         let mut all = Self::all();
-        all.insert(Arc::new(bash::Bash::new(&cfg.bash)));
-        all.restrict(cfg.tools.enabled.as_deref())
+        all.insert(Arc::new(bash::Bash::new(bash, sandbox)));
+        all.restrict(tools.enabled.as_deref())
     }
 
     /// The built-in tools restricted to `enabled` (None: all of them). An

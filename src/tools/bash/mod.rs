@@ -10,7 +10,6 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::config::BashConfig;
 use crate::sandbox::{Sandbox, SandboxMode};
 use crate::scope::Scope;
 use crate::supervisor::{AgentInfo, Event, Subject, ToolKind};
@@ -18,6 +17,7 @@ use crate::tools::readonly::{args, object_schema};
 use crate::tools::{Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec};
 
 pub mod capture;
+mod config;
 pub mod env;
 mod plumbing;
 pub mod pool;
@@ -26,6 +26,7 @@ mod result;
 pub mod sentinel;
 pub mod session;
 
+pub use config::BashConfig;
 pub use env::EnvFilter;
 pub use pool::{Pool, PoolOutcome, Request};
 pub use session::{Ending, RunOutcome, Shell, ShellConfig, ShellError};
@@ -86,10 +87,25 @@ fn sandbox_sentence(st: &crate::sandbox::SandboxStatus, late_hiding: bool) -> St
     format!(" The shell runs in {kind}: {}.", parts.join("; "))
 }
 
+/// The description, with the sentence of the sandbox when one is active.
+fn description(sandbox: Option<&Sandbox>) -> &'static str {
+    let Some(sandbox) = sandbox.filter(|s| s.status().is_active()) else {
+        return DESCRIPTION;
+    };
+    let text = format!(
+        "{DESCRIPTION}{}",
+        sandbox_sentence(sandbox.status(), sandbox.hides_late())
+    );
+    // Once per session: the spec holds a static description.
+    Box::leak(text.into_boxed_str())
+}
+
 impl Bash {
-    /// Build it from the `[bash]` config. An invalid env pattern makes every
-    /// call fail with a message naming it (never a leak of the secrets).
-    pub fn new(cfg: &BashConfig) -> Self {
+    /// Build it from the `[bash]` config, every shell run in `sandbox` (a
+    /// session's; see [`crate::sandbox`]; none: unsandboxed). An invalid env
+    /// pattern makes every call fail with a message naming it (never a leak
+    /// of the secrets).
+    pub fn new(cfg: &BashConfig, sandbox: Option<Arc<Sandbox>>) -> Self {
         let props = json!({
             "command": {
                 "type": "string",
@@ -117,30 +133,15 @@ impl Bash {
             spec: ToolSpec {
                 name: "bash",
                 title: "Run a bash command",
-                description: DESCRIPTION,
+                description: description(sandbox.as_deref()),
                 kind: ToolKind::Exec,
                 input_schema: object_schema(props, &[]),
             },
             cfg: cfg.clone(),
             env: EnvFilter::new(cfg),
             pool: Arc::new(Pool::new()),
-            sandbox: None,
+            sandbox,
         }
-    }
-
-    /// Run every shell in `sandbox` (a session's; see [`crate::sandbox`]).
-    pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Self {
-        let st = sandbox.status();
-        if st.is_active() {
-            let text = format!(
-                "{DESCRIPTION}{}",
-                sandbox_sentence(st, sandbox.hides_late())
-            );
-            // Once per session: the spec holds a static description.
-            self.spec.description = Box::leak(text.into_boxed_str());
-        }
-        self.sandbox = Some(sandbox);
-        self
     }
 
     /// The shells (for tests and diagnostics).
