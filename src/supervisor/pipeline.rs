@@ -18,6 +18,18 @@ use crate::policy::Policy;
 use crate::scope::Scope;
 use crate::tools::{Limits, RunContext, ToolError, ToolOutput, ToolRegistry};
 
+/// A sink that broadcasts a running call's output as
+/// [`Event::CallOutput`].
+fn output_events(events: &EventBus, id: CallId) -> crate::tools::OutputSink {
+    let events = events.clone();
+    crate::tools::OutputSink::new(move |chunk| {
+        events.emit(Event::CallOutput {
+            id,
+            chunk: chunk.to_vec(),
+        })
+    })
+}
+
 /// Called every few seconds while a call waits for a decision, with the
 /// seconds waited so far (the MCP layer sends progress notifications).
 pub type WaitHook = Arc<dyn Fn(u64) + Send + Sync>;
@@ -433,7 +445,7 @@ impl Supervisor {
             limits: self.limits.clone(),
             cancel: run_cancel.clone(),
             deadline: Instant::now() + timeout,
-            events: self.events.clone(),
+            output: output_events(&self.events, id),
         };
         let run_started = Instant::now();
         let run = invocation.run(ctx);

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::scope::{Scope, ScopeError};
-use crate::supervisor::{AgentInfo, CallId, EventBus, Subject, ToolKind};
+use crate::supervisor::{AgentInfo, CallId, Subject, ToolKind};
 
 pub mod bash;
 pub mod output;
@@ -83,8 +83,36 @@ pub struct RunContext {
     pub cancel: CancellationToken,
     /// When the call must stop.
     pub deadline: Instant,
-    /// For streaming output (bash).
-    pub events: EventBus,
+    /// Where a running call streams its raw output (bash); the supervisor
+    /// turns the chunks into events.
+    pub output: OutputSink,
+}
+
+/// Where a running call sends chunks of raw output as they are produced.
+#[derive(Clone)]
+pub struct OutputSink(Arc<dyn Fn(&[u8]) + Send + Sync>);
+
+impl OutputSink {
+    /// A sink that hands each chunk to `f`.
+    pub fn new(f: impl Fn(&[u8]) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(f))
+    }
+
+    /// A sink that drops every chunk (tests, callers that do not stream).
+    pub fn discard() -> Self {
+        Self::new(|_| {})
+    }
+
+    /// Send one chunk.
+    pub fn send(&self, chunk: &[u8]) {
+        (self.0)(chunk)
+    }
+}
+
+impl std::fmt::Debug for OutputSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OutputSink")
+    }
 }
 
 impl RunContext {

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::sandbox::{Sandbox, SandboxMode};
 use crate::scope::Scope;
-use crate::supervisor::{AgentInfo, Event, Subject, ToolKind};
+use crate::supervisor::{AgentInfo, Subject, ToolKind};
 use crate::tools::readonly::{args, object_schema};
 use crate::tools::{Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec};
 
@@ -307,14 +307,8 @@ impl Invocation for BashCall {
                 restart: self.restart,
                 timeout: Duration::from_secs(self.timeout_secs),
             };
-            let events = ctx.events.clone();
-            let id = ctx.call_id;
-            let mut stream = move |chunk: &[u8]| {
-                events.emit(Event::CallOutput {
-                    id,
-                    chunk: chunk.to_vec(),
-                })
-            };
+            let output = ctx.output.clone();
+            let mut stream = move |chunk: &[u8]| output.send(chunk);
             match self
                 .pool
                 .run(ctx.agent.id, &cfg, &req, &ctx.cancel, &mut stream)

@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::scope::{DEFAULT_EXCLUDED, Scope};
-use crate::supervisor::{AgentInfo, EventBus};
+use crate::supervisor::AgentInfo;
 use crate::tools::{Limits, RunContext, Tool, ToolError, ToolOutput};
 
 /// A scope of `dir` with the default exclusions.
@@ -31,7 +31,7 @@ pub(crate) fn ctx(scope: &Scope) -> RunContext {
         limits: Limits::default(),
         cancel: CancellationToken::new(),
         deadline: Instant::now() + Duration::from_secs(10),
-        events: EventBus::default(),
+        output: crate::tools::OutputSink::discard(),
     }
 }
 
