@@ -179,12 +179,60 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The arguments that say what a call is about, most telling first
+    /// (`path`; bash: `command`; grep: `path`, then `pattern`). The first one
+    /// present names a call that could not be prepared: see
+    /// [`unprepared_summary`].
+    fn subject_args(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The argument the human may edit at the prompt before approving it
+    /// (bash: `command`), if any. It is kept whole in the prompt and the
+    /// trail, and [`with_edit`] puts the edited text in its place.
+    fn editable_arg(&self) -> Option<&'static str> {
+        None
+    }
+
     /// An agent's connection ended: drop what the tool keeps for it (bash
     /// ends that agent's shell).
     fn agent_disconnected(&self, _agent: &AgentInfo) {}
 
     /// The supervisor is shutting down: end every process the tool started.
     fn shutdown(&self) {}
+}
+
+/// A one-line description of a call of `tool` that could not be prepared,
+/// from its raw arguments: the tool's name and the first line of the first
+/// of its [`Tool::subject_args`] present (`cat .env`, `bash rm -rf /`), else
+/// the arguments as JSON (`grep {"patern":…}`). Not cut to length.
+pub fn unprepared_summary(tool: &dyn Tool, args: &Value) -> String {
+    let first = tool
+        .subject_args()
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str));
+    let detail = match first {
+        Some(s) => s.lines().next().unwrap_or_default().to_string(),
+        None => match args.as_object() {
+            Some(o) if o.is_empty() => String::new(),
+            _ => args.to_string(),
+        },
+    };
+    format!("{} {detail}", tool.spec().name).trim().to_string()
+}
+
+/// `args` with the tool's [`Tool::editable_arg`] replaced by `edited`, the
+/// arguments of the call the human approved; `None` when the tool has
+/// nothing to edit.
+pub fn with_edit(
+    tool: &dyn Tool,
+    args: &Map<String, Value>,
+    edited: &str,
+) -> Option<Map<String, Value>> {
+    let key = tool.editable_arg()?;
+    let mut args = args.clone();
+    args.insert(key.into(), Value::String(edited.to_string()));
+    Some(args)
 }
 
 /// Run blocking work (file system access) off the async runtime.
@@ -291,3 +339,50 @@ impl ToolRegistry {
 
 pub mod readonly;
 pub mod write;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Arc<dyn Tool> {
+        let reg = ToolRegistry::configured(&ToolsConfig::default(), &Default::default(), None)
+            .expect("built-in tools");
+        reg.get(name).expect("a built-in tool").clone()
+    }
+
+    #[test]
+    fn a_call_that_could_not_be_prepared_is_named_by_its_tools_subject_argument() {
+        let s = |name: &str, args: Value| unprepared_summary(tool(name).as_ref(), &args);
+        assert_eq!(s("cat", json!({"path": ".env"})), "cat .env");
+        assert_eq!(
+            s("bash", json!({"command": "rm -rf /\necho"})),
+            "bash rm -rf /"
+        );
+        assert_eq!(s("diff", json!({"path_a": "a", "path_b": "b"})), "diff a");
+        assert_eq!(s("grep", json!({"pattern": "TODO"})), "grep TODO");
+        assert_eq!(
+            s("grep", json!({"pattern": "TODO", "path": "src"})),
+            "grep src"
+        );
+        assert_eq!(s("pwd", json!({})), "pwd");
+        // No subject argument: the arguments as sent.
+        assert_eq!(s("grep", json!({"patern": 1})), r#"grep {"patern":1}"#);
+        assert_eq!(s("bash", json!({"path": "x"})), r#"bash {"path":"x"}"#);
+    }
+
+    #[test]
+    fn only_a_tool_with_an_editable_argument_can_be_edited() {
+        let args = json!({"command": "rm -rf build", "description": "clean"});
+        let args = args.as_object().unwrap();
+        let edited = with_edit(tool("bash").as_ref(), args, "rm -rf build/tmp").unwrap();
+        assert_eq!(edited["command"], "rm -rf build/tmp");
+        assert_eq!(edited["description"], "clean");
+        for name in ["write_file", "edit_file", "read_file", "grep"] {
+            assert!(
+                with_edit(tool(name).as_ref(), args, "x").is_none(),
+                "{name}"
+            );
+        }
+    }
+}

@@ -168,6 +168,14 @@ impl Tool for Bash {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["command"]
+    }
+
+    fn editable_arg(&self) -> Option<&'static str> {
+        Some("command")
+    }
+
     fn output_schema(&self) -> Option<Map<String, Value>> {
         Some(result::output_schema())
     }

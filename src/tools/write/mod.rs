@@ -168,6 +168,10 @@ impl Tool for WriteFile {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
+    }
+
     fn output_schema(&self) -> Option<Map<String, Value>> {
         Some(output_schema())
     }
@@ -200,6 +204,10 @@ impl Tool for WriteFile {
 impl Tool for EditFile {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
     }
 
     fn output_schema(&self) -> Option<Map<String, Value>> {
