@@ -7,8 +7,8 @@
 //! crate in the core or MCP in the TUI. The control tests inject an upward
 //! import and a cycle into the same sources and show both are caught.
 //!
-//! Run it with `cargo test --test layering`; ARCHITECTURE.md explains the
-//! layers.
+//! Run it with `cargo test --test layering` (`LAYERING_SRC=/other/src` checks
+//! another checkout); ARCHITECTURE.md explains the layers.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -49,8 +49,12 @@ struct Edge {
 /// The sources: path relative to `src/` → text.
 type Sources = BTreeMap<String, String>;
 
+/// This crate's `src/`, or the directory in `LAYERING_SRC` (to check
+/// another checkout's sources with this test before merging it).
 fn read_sources() -> Sources {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = std::env::var_os("LAYERING_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     let mut out = Sources::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
