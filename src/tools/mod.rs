@@ -90,7 +90,10 @@ pub struct RunContext {
 
 /// Where a running call sends chunks of raw output as they are produced.
 #[derive(Clone)]
-pub struct OutputSink(Arc<dyn Fn(&[u8]) + Send + Sync>);
+pub struct OutputSink(Arc<SendChunk>);
+
+/// What an [`OutputSink`] calls with each chunk.
+type SendChunk = dyn Fn(&[u8]) + Send + Sync;
 
 impl OutputSink {
     /// A sink that hands each chunk to `f`.

@@ -37,6 +37,7 @@ pub use matcher::{
 pub use parse::parse;
 pub use prefix::propose_prefix;
 pub use safe::known_safe;
+#[cfg(test)]
 pub(crate) use special::{SHELLS, WRAPPERS};
 pub use special::{basename, is_shell, is_wrapper};
 
