@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::supervisor::{Subject, ToolKind};
+use crate::call::{Subject, ToolKind};
 
 /// What a grant covers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

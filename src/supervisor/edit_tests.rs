@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::audit::AuditLog;
+use crate::call::*;
 use crate::policy::{Action, Mode, Policy, Rule};
 use crate::scope::Scope;
 use crate::tools::{
@@ -29,6 +30,9 @@ struct EchoCall {
 impl Tool for Echo {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+    fn editable_arg(&self) -> Option<&'static str> {
+        Some("command")
     }
     fn prepare(
         &self,
@@ -56,6 +60,11 @@ impl Invocation for EchoCall {
         Subject::Command {
             command: self.command.clone(),
         }
+    }
+    fn edit(&self) -> Option<EditField> {
+        Some(EditField::Command {
+            text: self.command.clone(),
+        })
     }
     fn run(self: Box<Self>, _ctx: RunContext) -> RunFuture {
         Box::pin(async move {

@@ -9,11 +9,13 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
-use super::call::{AgentInfo, CallId, CallInfo, Proposal, Subject, ToolKind};
 use super::confirm::{ConfirmRequest, Confirmer};
-use super::decision::{CancelCause, DecidedBy, Decision, PolicyVerdict, Verdict};
-use super::events::{CallOutcome, Event, EventBus};
 use crate::audit::{AuditError, AuditEvent, AuditLog, bounded_args, excerpt};
+use crate::call::{
+    AgentInfo, ApprovedBy, CallId, CallInfo, CallOutcome, CallView, CancelCause, DecidedBy,
+    Decision, EditField, Event, EventBus, Outcome, PolicyVerdict, Proposal, Runner, ToolKind,
+    Verdict, VerdictSource,
+};
 use crate::policy::Policy;
 use crate::scope::Scope;
 use crate::tools::{Limits, RunContext, ToolError, ToolOutput, ToolRegistry};
@@ -306,6 +308,9 @@ impl Supervisor {
             args: bounded_args(&Value::Object(args.clone())),
             summary: String::new(),
             received_at,
+            runner: Runner::Airlock,
+            view: CallView::Args,
+            edit: None,
             proposal: None,
         };
 
@@ -333,18 +338,18 @@ impl Supervisor {
             let (c, guard) = link(cancel, &gone);
             (c, Some(guard))
         };
-        if kind == ToolKind::Exec {
+        if let Some(key) = tool.editable_arg() {
             // The human approves the whole command: the prompt and the
             // trail keep it whole (other arguments stay bounded).
-            info.args =
-                crate::audit::bounded_args_except(&Value::Object(args.clone()), &["command"]);
+            info.args = crate::audit::bounded_args_except(&Value::Object(args.clone()), &[key]);
         }
 
         // 2. Arguments and path scope: refused outright, never prompted.
         // Preparing a write reads the file and computes its diff, so it runs
         // off the async threads.
-        // A command may be edited at the prompt: keep exec tools' arguments.
-        let exec_args = (kind == ToolKind::Exec).then(|| args.clone());
+        // A command may be edited at the prompt: keep the arguments of a
+        // tool that has something to edit.
+        let exec_args = tool.editable_arg().is_some().then(|| args.clone());
         let prepared = if kind == ToolKind::Read {
             // Resolving and opening a path: a few system calls, done here
             // rather than paying a thread hand-off on every read.
@@ -363,7 +368,7 @@ impl Supervisor {
         let invocation = match prepared {
             Ok(inv) => inv,
             Err(e) => {
-                info.summary = format!("{} (refused)", short_call(tool_name, &info.args));
+                info.summary = format!("{} (refused)", short_call(tool.as_ref(), &info.args));
                 let by = match e {
                     ToolError::Scope(_) => DecidedBy::Scope,
                     ToolError::InvalidArguments { .. } => DecidedBy::InvalidArguments,
@@ -377,6 +382,9 @@ impl Supervisor {
         // One line, whatever the agent put in its arguments.
         info.summary = one_line(&invocation.summary());
         info.proposal = invocation.proposal().map(Arc::new);
+        // What the prompt shows and what may be edited: the tool says.
+        info.view = invocation.view();
+        info.edit = invocation.edit();
         self.audit
             .append(&AuditEvent::CallRequested { call: info.clone() })?;
         self.events.emit(Event::CallReceived(info.clone()));
@@ -386,18 +394,15 @@ impl Supervisor {
         let decision = self.decide(&info, verdict, &cancel, &gone, on_wait).await;
         // 4b. The human edited the command: prepare the edited call and
         // judge it again (guardrails and deny rules still hold).
-        let (decision, invocation, edit) = match decision.edited_command.clone() {
-            Some(edited) if decision.approved => {
-                let proposed = match invocation.subject() {
-                    Subject::Command { command } => command,
-                    _ => String::new(),
+        let (decision, invocation, edit) = match decision.edited_command().map(str::to_string) {
+            Some(edited) if decision.is_approved() => {
+                let proposed = match invocation.edit() {
+                    Some(EditField::Command { text }) => text,
+                    None => String::new(),
                 };
                 match self.prepare_edited(&tool, kind, exec_args, &edited).await {
                     Ok(edited_call) => (decision, edited_call, Some((proposed, edited))),
-                    Err(mut refusal) => {
-                        refusal.edited_command = Some(edited);
-                        (refusal, invocation, None)
-                    }
+                    Err(refusal) => (refusal.with_edited_command(edited), invocation, None),
                 }
             }
             _ => (decision, invocation, None),
@@ -408,7 +413,7 @@ impl Supervisor {
             call_id: id,
             decision: decision.clone(),
         })?;
-        if decision.approved && kind != ToolKind::Read {
+        if decision.is_approved() && kind != ToolKind::Read {
             // Before anything changes: the decision must survive a crash of
             // the machine, not only of airlock (read-only calls skip this).
             self.audit.sync_data()?;
@@ -417,20 +422,13 @@ impl Supervisor {
             id,
             decision: decision.clone(),
         });
-        if !decision.approved {
+        if let Some(refused) = decision.refusal_outcome() {
             let mut text = refusal_message(&decision);
-            if let Some(edited) = &decision.edited_command {
+            if let Some(edited) = decision.edited_command() {
                 text = format!("the user edited the command to {edited:?}, and {text}");
             }
             let out = ToolOutput::error(text);
-            self.finish(
-                id,
-                decision.refusal_status(),
-                &out,
-                started,
-                info.proposal.as_deref(),
-                None,
-            );
+            self.finish(id, refused, &out, started, info.proposal.as_deref(), None);
             return Ok(out);
         }
 
@@ -451,15 +449,15 @@ impl Supervisor {
         let run = invocation.run(ctx);
         let (mut out, status) = if kind == ToolKind::Read {
             tokio::select! {
-                out = run => { let s = if out.is_error { "error" } else { "ok" }; (out, s) }
+                out = run => { let s = Outcome::of_run(out.is_error); (out, s) }
                 _ = tokio::time::sleep(timeout) => {
                     run_cancel.cancel();
-                    (ToolOutput::error(format!("timed out after {} s (limits.timeout_secs); nothing was changed", timeout.as_secs())), "error")
+                    (ToolOutput::error(format!("timed out after {} s (limits.timeout_secs); nothing was changed", timeout.as_secs())), Outcome::Error)
                 }
-                _ = cancel.cancelled() => (ToolOutput::error("cancelled by the agent"), "cancelled"),
+                _ = cancel.cancelled() => (ToolOutput::error("cancelled by the agent"), Outcome::Cancelled),
                 _ = self.shutdown.cancelled() => {
                     run_cancel.cancel();
-                    (ToolOutput::error("the airlock supervisor closed while the call ran"), "cancelled")
+                    (ToolOutput::error("the airlock supervisor closed while the call ran"), Outcome::Cancelled)
                 }
             }
         } else {
@@ -467,11 +465,9 @@ impl Supervisor {
             // half-way; they watch the cancellation token themselves.
             let out = run.await;
             let s = if cancel.is_cancelled() || self.shutdown.is_cancelled() {
-                "cancelled"
-            } else if out.is_error {
-                "error"
+                Outcome::Cancelled
             } else {
-                "ok"
+                Outcome::of_run(out.is_error)
             };
             (out, s)
         };
@@ -483,7 +479,7 @@ impl Supervisor {
             // bash.max_output_bytes, which is larger.
             cap_output(&mut out, self.limits.max_output_bytes.max(1024));
         }
-        let cancelled_by = (status == "cancelled").then(|| self.cancel_cause(&gone));
+        let cancelled_by = (status == Outcome::Cancelled).then(|| self.cancel_cause(&gone));
         let timing = (started, Some(run_started));
         self.finish_timed(
             id,
@@ -505,14 +501,14 @@ impl Supervisor {
         args: Option<Map<String, Value>>,
         edited: &str,
     ) -> Result<Box<dyn crate::tools::Invocation>, Decision> {
-        let Some(mut args) = args else {
+        let Some(args) = args.and_then(|a| crate::tools::with_edit(tool.as_ref(), &a, edited))
+        else {
             return Err(Decision::deny(
                 DecidedBy::InvalidArguments,
                 Some("only a command can be edited at the prompt".into()),
             ));
         };
         let name = tool.spec().name;
-        args.insert("command".into(), Value::String(edited.to_string()));
         let prepared = if kind == ToolKind::Read {
             // Resolving and opening a path: a few system calls, done here
             // rather than paying a thread hand-off on every read.
@@ -534,16 +530,7 @@ impl Supervisor {
         };
         let verdict = self.policy.evaluate(name, kind, &invocation.subject());
         if verdict.verdict == Verdict::Deny {
-            let by = if verdict.source == crate::policy::SESSION {
-                DecidedBy::Grant {
-                    rule: verdict.rule.clone(),
-                }
-            } else {
-                DecidedBy::Rule {
-                    rule: verdict.rule.clone(),
-                    source: verdict.source.clone(),
-                }
-            };
+            let by = DecidedBy::from(approver(&verdict));
             let reason = format!("blocked by rule {} (from {})", verdict.rule, verdict.source);
             return Err(Decision::deny(by, Some(reason)));
         }
@@ -567,16 +554,7 @@ impl Supervisor {
             };
             Decision::deny(by, None)
         };
-        let by_rule = if verdict.source == crate::policy::SESSION {
-            DecidedBy::Grant {
-                rule: verdict.rule.clone(),
-            }
-        } else {
-            DecidedBy::Rule {
-                rule: verdict.rule.clone(),
-                source: verdict.source.clone(),
-            }
-        };
+        let by_rule = approver(&verdict);
         match verdict.verdict {
             Verdict::Allow => return Decision::approve(by_rule),
             Verdict::Deny => {
@@ -647,10 +625,10 @@ impl Supervisor {
             id,
             decision: decision.clone(),
         });
-        let text = decision.reason.clone().unwrap_or_default();
+        let text = decision.reason().unwrap_or_default().to_string();
         self.finish(
             id,
-            decision.refusal_status(),
+            decision.refusal_outcome().unwrap_or(Outcome::Refused),
             &ToolOutput::error(text),
             started,
             None,
@@ -663,7 +641,7 @@ impl Supervisor {
     fn finish(
         &self,
         id: CallId,
-        status: &str,
+        status: Outcome,
         out: &ToolOutput,
         started: Instant,
         proposal: Option<&Proposal>,
@@ -677,7 +655,7 @@ impl Supervisor {
     fn finish_timed(
         &self,
         id: CallId,
-        status: &str,
+        status: Outcome,
         out: &ToolOutput,
         (started, ran): (Instant, Option<Instant>),
         proposal: Option<&Proposal>,
@@ -689,7 +667,7 @@ impl Supervisor {
         let diff = proposal.and_then(|p| p.diff.as_deref());
         self.record(&AuditEvent::CallFinished {
             call_id: id,
-            status: status.to_string(),
+            status,
             duration_ms,
             wait_ms,
             run_ms,
@@ -711,7 +689,7 @@ impl Supervisor {
         self.events.emit(Event::CallFinished {
             id,
             outcome: CallOutcome {
-                status: status.to_string(),
+                status,
                 duration_ms,
                 wait_ms,
                 run_ms,
@@ -728,6 +706,20 @@ impl Supervisor {
         if let Err(e) = self.audit.append(event) {
             tracing::error!("audit write failed: {e}");
         }
+    }
+}
+
+/// Who a verdict's rule approves as (or refuses as): a session grant or a
+/// configured rule.
+fn approver(verdict: &PolicyVerdict) -> ApprovedBy {
+    match &verdict.source {
+        VerdictSource::Session => ApprovedBy::Grant {
+            rule: verdict.rule.clone(),
+        },
+        VerdictSource::Configured(source) => ApprovedBy::Rule {
+            rule: verdict.rule.clone(),
+            source: source.clone(),
+        },
     }
 }
 
@@ -807,25 +799,19 @@ fn one_line(s: &str) -> String {
 }
 
 /// A one-line description of a call that could not be prepared, from its
-/// raw arguments: `cat .env`, `bash rm -rf /`, `grep {"pattern":…}`.
-fn short_call(tool: &str, args: &Value) -> String {
-    let first = ["path", "command", "path_a", "pattern"]
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str));
-    let detail = match first {
-        Some(s) => s.lines().next().unwrap_or_default().to_string(),
-        None => match args.as_object() {
-            Some(o) if o.is_empty() => String::new(),
-            _ => args.to_string(),
-        },
-    };
-    excerpt(one_line(format!("{tool} {detail}").trim()).as_str(), 120)
+/// raw arguments, as its tool names it: `cat .env`, `bash rm -rf /`,
+/// `grep {"pattern":…}`.
+fn short_call(tool: &dyn crate::tools::Tool, args: &Value) -> String {
+    excerpt(
+        one_line(&crate::tools::unprepared_summary(tool, args)).as_str(),
+        120,
+    )
 }
 
 /// The message the agent gets for a call that was not run.
 pub fn refusal_message(d: &Decision) -> String {
-    let reason = d.reason.as_deref().map(str::trim).filter(|r| !r.is_empty());
-    match &d.by {
+    let reason = d.reason().map(str::trim).filter(|r| !r.is_empty());
+    match &d.by() {
         DecidedBy::User => match reason {
             Some(r) => format!("denied by the user: {r}. The call was not run."),
             None => "denied by the user. The call was not run.".into(),

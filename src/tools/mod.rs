@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::call::{AgentInfo, CallId, CallView, EditField, Subject, ToolKind};
 use crate::scope::{Scope, ScopeError};
-use crate::supervisor::{AgentInfo, CallId, Subject, ToolKind};
 
 pub mod bash;
 pub mod output;
@@ -141,7 +141,16 @@ pub trait Invocation: Send + 'static {
     /// What the policy matches against.
     fn subject(&self) -> Subject;
     /// For writes: the change, shown to the human before it is approved.
-    fn proposal(&self) -> Option<crate::supervisor::Proposal> {
+    fn proposal(&self) -> Option<crate::call::Proposal> {
+        None
+    }
+    /// What the approval prompt shows for it (default: the arguments).
+    fn view(&self) -> CallView {
+        CallView::Args
+    }
+    /// What the human may edit at the prompt before approving it (default:
+    /// nothing; bash: the command). See [`Tool::editable_arg`].
+    fn edit(&self) -> Option<EditField> {
         None
     }
     /// Run it. Errors are results with `is_error`; timeouts and

@@ -10,9 +10,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::call::{AgentInfo, CallView, EditField, Subject, ToolKind};
 use crate::sandbox::{Sandbox, SandboxMode};
 use crate::scope::Scope;
-use crate::supervisor::{AgentInfo, Subject, ToolKind};
 use crate::tools::readonly::{args, object_schema};
 use crate::tools::{Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec};
 
@@ -154,9 +154,8 @@ impl Bash {
 #[serde(deny_unknown_fields)]
 struct BashArgs {
     command: Option<String>,
-    /// Shown to the human (it is in the call's arguments); not used here.
+    /// Shown to the human at the prompt.
     #[serde(default)]
-    #[allow(dead_code)]
     description: Option<String>,
     #[serde(default)]
     restart: bool,
@@ -217,6 +216,7 @@ impl Tool for Bash {
             .max(1);
         Ok(Box::new(BashCall {
             command,
+            description: parsed.description,
             restart: parsed.restart,
             timeout_secs,
             max_output: self.cfg.max_output_bytes,
@@ -238,6 +238,7 @@ impl Tool for Bash {
 
 struct BashCall {
     command: Option<String>,
+    description: Option<String>,
     restart: bool,
     timeout_secs: u64,
     max_output: usize,
@@ -289,6 +290,23 @@ impl Invocation for BashCall {
             },
             None => Subject::None,
         }
+    }
+
+    fn view(&self) -> CallView {
+        match &self.command {
+            Some(command) => CallView::Command {
+                command: command.clone(),
+                cwd: None,
+                description: self.description.clone(),
+            },
+            None => CallView::Args,
+        }
+    }
+
+    fn edit(&self) -> Option<EditField> {
+        self.command
+            .as_ref()
+            .map(|c| EditField::Command { text: c.clone() })
     }
 
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
