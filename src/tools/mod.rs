@@ -397,4 +397,37 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn the_tool_says_what_the_prompt_shows_and_what_may_be_edited() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        let prep = |name: &str, args: Value| {
+            let args = args.as_object().cloned().unwrap_or_default();
+            tool(name).prepare(&args, &scope).expect("prepared")
+        };
+        let bash = prep("bash", json!({"command": "make test", "description": "run the tests"}));
+        assert_eq!(
+            bash.view(),
+            CallView::Command {
+                command: "make test".into(),
+                cwd: None,
+                description: Some("run the tests".into()),
+            }
+        );
+        assert_eq!(
+            bash.edit(),
+            Some(EditField::Command {
+                text: "make test".into()
+            })
+        );
+        // Only a restart: no command to show or edit.
+        let restart = prep("bash", json!({"restart": true}));
+        assert_eq!((restart.view(), restart.edit()), (CallView::Args, None));
+        let write = prep("write_file", json!({"path": "a.txt", "content": "new\n"}));
+        assert_eq!((write.view(), write.edit()), (CallView::Change, None));
+        let read = prep("read_file", json!({"path": "a.txt"}));
+        assert_eq!((read.view(), read.edit()), (CallView::Args, None));
+    }
 }
