@@ -407,7 +407,10 @@ mod tests {
             let args = args.as_object().cloned().unwrap_or_default();
             tool(name).prepare(&args, &scope).expect("prepared")
         };
-        let bash = prep("bash", json!({"command": "make test", "description": "run the tests"}));
+        let bash = prep(
+            "bash",
+            json!({"command": "make test", "description": "run the tests"}),
+        );
         assert_eq!(
             bash.view(),
             CallView::Command {
