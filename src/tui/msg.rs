@@ -5,7 +5,7 @@
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use super::audit_tail::AuditLine;
+use super::records::AuditLine;
 use crate::policy::{Grant, GrantScope};
 use crate::supervisor::{CallId, CallInfo, Decision, Event, PolicyVerdict};
 

@@ -12,7 +12,7 @@ use airlock::supervisor::{
     AgentInfo, CallInfo, CallOutcome, DecidedBy, Decision, Event, PolicyVerdict, Proposal,
     ToolKind, Verdict, WriteAction,
 };
-use airlock::tui::audit_tail::AuditLine;
+use airlock::tui::records::{AuditLine, Tone};
 use airlock::tui::{App, Header, Msg};
 use chrono::{DateTime, FixedOffset, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -303,6 +303,13 @@ pub fn audit_lines() -> Vec<AuditLine> {
         time: "03:03:05".into(),
         kind: kind.into(),
         text: text.into(),
+        // What the record says, as the feed types it.
+        tone: match kind {
+            "call_decided" if text.contains(" refused ") => Tone::Refused,
+            "call_decided" => Tone::Approved,
+            "grant_added" => Tone::Grant,
+            _ => Tone::Plain,
+        },
     };
     vec![
         l(
@@ -354,14 +361,14 @@ pub fn type_text(app: &mut App, s: &str) {
 /// The whole screen.
 pub fn screen(app: &App) -> String {
     let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
-    t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
+    t.draw(|f| airlock::tui::draw(f, app)).unwrap();
     styled::render(t.backend().buffer())
 }
 
 /// The whole screen as text only (for `contains` checks).
 pub fn plain(app: &App) -> String {
     let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
-    t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
+    t.draw(|f| airlock::tui::draw(f, app)).unwrap();
     t.backend().to_string()
 }
 
