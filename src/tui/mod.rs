@@ -16,6 +16,7 @@ pub mod calls;
 mod confirmer;
 pub mod diff;
 mod event_loop;
+pub mod format;
 mod header;
 pub mod keymap;
 pub mod list_view;

@@ -11,8 +11,8 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::audit::reader::{LineSource, RecordBody, parse_record};
 use crate::audit::{Appended, AuditEvent, AuditLog};
+use crate::tui::format as theme;
 use crate::tui::reveal::one_line;
-use crate::tui::ui::theme;
 
 /// What kind of thing a line says, for its colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
