@@ -7,6 +7,7 @@
 //! the [`supervisor::EventBus`].
 
 pub mod audit;
+pub mod call;
 pub mod config;
 pub mod demo;
 pub mod dirs;

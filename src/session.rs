@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::audit::{AuditEvent, AuditLog};
+use crate::call::EventBus;
 use crate::config::{self, LoadedConfig};
 use crate::policy::{Mode, Policy};
 use crate::sandbox::{Sandbox, SandboxOverrides, SandboxState, SandboxStatus};
 use crate::scope::Scope;
-use crate::supervisor::{Confirmer, EventBus, Supervisor, SupervisorParts};
+use crate::supervisor::{Confirmer, Supervisor, SupervisorParts};
 use crate::tools::ToolRegistry;
 use crate::tools::bash::Bash;
 

@@ -6,8 +6,9 @@ mod bash_support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use airlock::call::{AgentInfo, Event};
 use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::{AgentInfo, ApproveAllConfirmer, Event};
+use airlock::supervisor::ApproveAllConfirmer;
 use airlock::tools::ToolOutput;
 use bash_support::{alive, gone_within};
 use serde_json::{Value, json};

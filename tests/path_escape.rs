@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock::call::AgentInfo;
 use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::{AgentInfo, HeadlessConfirmer};
+use airlock::supervisor::HeadlessConfirmer;
 use airlock::tools::ToolOutput;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -433,7 +434,7 @@ async fn every_read_only_tool_runs_under_the_default_policy() {
     ] {
         assert!(names.contains(&t), "{t} is registered: {names:?}");
         let spec = e.session.supervisor.tools().get(t).unwrap().spec().clone();
-        assert_eq!(spec.kind, airlock::supervisor::ToolKind::Read, "{t}");
+        assert_eq!(spec.kind, airlock::call::ToolKind::Read, "{t}");
     }
     let cases: Vec<(&str, Value, &str)> = vec![
         (

@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock::call::AgentInfo;
 use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::{AgentInfo, HeadlessConfirmer};
+use airlock::supervisor::HeadlessConfirmer;
 use airlock::tools::ToolOutput;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;

@@ -6,9 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock::call::{ApprovedBy, DecidedBy, Decision};
 use airlock::demo::{Scenario, run_agent, write_workspace};
 use airlock::session::{self, SessionOptions};
-use airlock::supervisor::{ConfirmRequest, Confirmer, DecidedBy, Decision};
+use airlock::supervisor::{ConfirmRequest, Confirmer};
 use async_trait::async_trait;
 
 struct Newcomer;
@@ -19,7 +20,7 @@ impl Confirmer for Newcomer {
         if r.call.summary.contains("rm -rf") {
             Decision::deny(DecidedBy::User, Some("keep the build".into()))
         } else {
-            Decision::approve(DecidedBy::User)
+            Decision::approve(ApprovedBy::User)
         }
     }
     fn name(&self) -> &'static str {

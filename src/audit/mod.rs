@@ -18,6 +18,6 @@ pub use reader::{LineProblem, TrailRecord, TrailRef, list_trails, resolve_trail}
 pub use record::{
     AuditEvent, ChangeRecord, FORMAT_VERSION, bounded_args, bounded_args_except, excerpt,
 };
-pub use timeline::{CallEntry, Counts, DecisionClass, Timeline};
+pub use timeline::{CallEntry, CallState, Counts, DecisionClass, Timeline};
 pub use verify::{VerifyError, VerifyReport, verify_file, verify_reader};
 pub use writer::{Appended, AuditError, AuditLog, GENESIS};

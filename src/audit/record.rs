@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::supervisor::{AgentInfo, CallId, CallInfo, Decision, WriteAction};
+use crate::call::{AgentInfo, CallId, CallInfo, Decision, Outcome, WriteAction};
 
 /// The trail format version, in every line's `v`.
 pub const FORMAT_VERSION: u32 = 1;
@@ -74,8 +74,9 @@ pub enum AuditEvent {
     CallFinished {
         /// The call.
         call_id: CallId,
-        /// `ok`, `error`, `denied`, `blocked`, `timeout`, `cancelled`, `refused`.
-        status: String,
+        /// How it ended (`ok`, `error`, `denied`, `blocked`, `timeout`,
+        /// `cancelled`, `refused`).
+        status: Outcome,
         /// Milliseconds from arrival to result.
         duration_ms: u64,
         /// Of those, milliseconds from arrival until it ran (or was refused):
@@ -101,7 +102,7 @@ pub enum AuditEvent {
         change: Option<ChangeRecord>,
         /// For a call `cancelled` while it ran: why.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        cancelled_by: Option<crate::supervisor::CancelCause>,
+        cancelled_by: Option<crate::call::CancelCause>,
     },
     /// A message from an agent could not be understood (not JSON, too
     /// large, not a valid request, parameters of the wrong type); it was

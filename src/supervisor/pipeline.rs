@@ -9,11 +9,13 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
-use super::call::{AgentInfo, CallId, CallInfo, Proposal, Subject, ToolKind};
 use super::confirm::{ConfirmRequest, Confirmer};
-use super::decision::{CancelCause, DecidedBy, Decision, PolicyVerdict, Verdict};
-use super::events::{CallOutcome, Event, EventBus};
 use crate::audit::{AuditError, AuditEvent, AuditLog, bounded_args, excerpt};
+use crate::call::{
+    AgentInfo, ApprovedBy, CallId, CallInfo, CallOutcome, CallView, CancelCause, DecidedBy,
+    Decision, EditField, Event, EventBus, Outcome, PolicyVerdict, Proposal, Runner, Subject,
+    ToolKind, Verdict, VerdictSource,
+};
 use crate::policy::Policy;
 use crate::scope::Scope;
 use crate::tools::{Limits, RunContext, ToolError, ToolOutput, ToolRegistry};
@@ -294,6 +296,9 @@ impl Supervisor {
             args: bounded_args(&Value::Object(args.clone())),
             summary: String::new(),
             received_at,
+            runner: Runner::Airlock,
+            view: CallView::Args,
+            edit: None,
             proposal: None,
         };
 
@@ -365,6 +370,12 @@ impl Supervisor {
         // One line, whatever the agent put in its arguments.
         info.summary = one_line(&invocation.summary());
         info.proposal = invocation.proposal().map(Arc::new);
+        (info.view, info.edit) = view_of(
+            kind,
+            &invocation.subject(),
+            exec_args.as_ref(),
+            info.proposal.is_some(),
+        );
         self.audit
             .append(&AuditEvent::CallRequested { call: info.clone() })?;
         self.events.emit(Event::CallReceived(info.clone()));
@@ -374,18 +385,15 @@ impl Supervisor {
         let decision = self.decide(&info, verdict, &cancel, &gone, on_wait).await;
         // 4b. The human edited the command: prepare the edited call and
         // judge it again (guardrails and deny rules still hold).
-        let (decision, invocation, edit) = match decision.edited_command.clone() {
-            Some(edited) if decision.approved => {
+        let (decision, invocation, edit) = match decision.edited_command().map(str::to_string) {
+            Some(edited) if decision.is_approved() => {
                 let proposed = match invocation.subject() {
                     Subject::Command { command } => command,
                     _ => String::new(),
                 };
                 match self.prepare_edited(&tool, kind, exec_args, &edited).await {
                     Ok(edited_call) => (decision, edited_call, Some((proposed, edited))),
-                    Err(mut refusal) => {
-                        refusal.edited_command = Some(edited);
-                        (refusal, invocation, None)
-                    }
+                    Err(refusal) => (refusal.with_edited_command(edited), invocation, None),
                 }
             }
             _ => (decision, invocation, None),
@@ -396,7 +404,7 @@ impl Supervisor {
             call_id: id,
             decision: decision.clone(),
         })?;
-        if decision.approved && kind != ToolKind::Read {
+        if decision.is_approved() && kind != ToolKind::Read {
             // Before anything changes: the decision must survive a crash of
             // the machine, not only of airlock (read-only calls skip this).
             self.audit.sync_data()?;
@@ -405,20 +413,13 @@ impl Supervisor {
             id,
             decision: decision.clone(),
         });
-        if !decision.approved {
+        if let Some(refused) = decision.refusal_outcome() {
             let mut text = refusal_message(&decision);
-            if let Some(edited) = &decision.edited_command {
+            if let Some(edited) = decision.edited_command() {
                 text = format!("the user edited the command to {edited:?}, and {text}");
             }
             let out = ToolOutput::error(text);
-            self.finish(
-                id,
-                decision.refusal_status(),
-                &out,
-                started,
-                info.proposal.as_deref(),
-                None,
-            );
+            self.finish(id, refused, &out, started, info.proposal.as_deref(), None);
             return Ok(out);
         }
 
@@ -439,15 +440,15 @@ impl Supervisor {
         let run = invocation.run(ctx);
         let (mut out, status) = if kind == ToolKind::Read {
             tokio::select! {
-                out = run => { let s = if out.is_error { "error" } else { "ok" }; (out, s) }
+                out = run => { let s = Outcome::of_run(out.is_error); (out, s) }
                 _ = tokio::time::sleep(timeout) => {
                     run_cancel.cancel();
-                    (ToolOutput::error(format!("timed out after {} s (limits.timeout_secs); nothing was changed", timeout.as_secs())), "error")
+                    (ToolOutput::error(format!("timed out after {} s (limits.timeout_secs); nothing was changed", timeout.as_secs())), Outcome::Error)
                 }
-                _ = cancel.cancelled() => (ToolOutput::error("cancelled by the agent"), "cancelled"),
+                _ = cancel.cancelled() => (ToolOutput::error("cancelled by the agent"), Outcome::Cancelled),
                 _ = self.shutdown.cancelled() => {
                     run_cancel.cancel();
-                    (ToolOutput::error("the airlock supervisor closed while the call ran"), "cancelled")
+                    (ToolOutput::error("the airlock supervisor closed while the call ran"), Outcome::Cancelled)
                 }
             }
         } else {
@@ -455,11 +456,9 @@ impl Supervisor {
             // half-way; they watch the cancellation token themselves.
             let out = run.await;
             let s = if cancel.is_cancelled() || self.shutdown.is_cancelled() {
-                "cancelled"
-            } else if out.is_error {
-                "error"
+                Outcome::Cancelled
             } else {
-                "ok"
+                Outcome::of_run(out.is_error)
             };
             (out, s)
         };
@@ -471,7 +470,7 @@ impl Supervisor {
             // bash.max_output_bytes, which is larger.
             cap_output(&mut out, self.limits.max_output_bytes.max(1024));
         }
-        let cancelled_by = (status == "cancelled").then(|| self.cancel_cause(&gone));
+        let cancelled_by = (status == Outcome::Cancelled).then(|| self.cancel_cause(&gone));
         let timing = (started, Some(run_started));
         self.finish_timed(
             id,
@@ -522,16 +521,7 @@ impl Supervisor {
         };
         let verdict = self.policy.evaluate(name, kind, &invocation.subject());
         if verdict.verdict == Verdict::Deny {
-            let by = if verdict.source == crate::policy::SESSION {
-                DecidedBy::Grant {
-                    rule: verdict.rule.clone(),
-                }
-            } else {
-                DecidedBy::Rule {
-                    rule: verdict.rule.clone(),
-                    source: verdict.source.clone(),
-                }
-            };
+            let by = DecidedBy::from(approver(&verdict));
             let reason = format!("blocked by rule {} (from {})", verdict.rule, verdict.source);
             return Err(Decision::deny(by, Some(reason)));
         }
@@ -555,16 +545,7 @@ impl Supervisor {
             };
             Decision::deny(by, None)
         };
-        let by_rule = if verdict.source == crate::policy::SESSION {
-            DecidedBy::Grant {
-                rule: verdict.rule.clone(),
-            }
-        } else {
-            DecidedBy::Rule {
-                rule: verdict.rule.clone(),
-                source: verdict.source.clone(),
-            }
-        };
+        let by_rule = approver(&verdict);
         match verdict.verdict {
             Verdict::Allow => return Decision::approve(by_rule),
             Verdict::Deny => {
@@ -635,10 +616,10 @@ impl Supervisor {
             id,
             decision: decision.clone(),
         });
-        let text = decision.reason.clone().unwrap_or_default();
+        let text = decision.reason().unwrap_or_default().to_string();
         self.finish(
             id,
-            decision.refusal_status(),
+            decision.refusal_outcome().unwrap_or(Outcome::Refused),
             &ToolOutput::error(text),
             started,
             None,
@@ -651,7 +632,7 @@ impl Supervisor {
     fn finish(
         &self,
         id: CallId,
-        status: &str,
+        status: Outcome,
         out: &ToolOutput,
         started: Instant,
         proposal: Option<&Proposal>,
@@ -665,7 +646,7 @@ impl Supervisor {
     fn finish_timed(
         &self,
         id: CallId,
-        status: &str,
+        status: Outcome,
         out: &ToolOutput,
         (started, ran): (Instant, Option<Instant>),
         proposal: Option<&Proposal>,
@@ -677,7 +658,7 @@ impl Supervisor {
         let diff = proposal.and_then(|p| p.diff.as_deref());
         self.record(&AuditEvent::CallFinished {
             call_id: id,
-            status: status.to_string(),
+            status,
             duration_ms,
             wait_ms,
             run_ms,
@@ -699,7 +680,7 @@ impl Supervisor {
         self.events.emit(Event::CallFinished {
             id,
             outcome: CallOutcome {
-                status: status.to_string(),
+                status,
                 duration_ms,
                 wait_ms,
                 run_ms,
@@ -716,6 +697,50 @@ impl Supervisor {
         if let Err(e) = self.audit.append(event) {
             tracing::error!("audit write failed: {e}");
         }
+    }
+}
+
+/// What the prompt shows for a prepared call of one of airlock's own tools,
+/// and what the human may edit: a command (editable), a file change, or
+/// the arguments.
+fn view_of(
+    kind: ToolKind,
+    subject: &Subject,
+    args: Option<&Map<String, Value>>,
+    has_proposal: bool,
+) -> (CallView, Option<EditField>) {
+    match (kind, subject) {
+        (ToolKind::Exec, Subject::Command { command }) => {
+            let description = args
+                .and_then(|a| a.get("description"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let view = CallView::Command {
+                command: command.clone(),
+                cwd: None,
+                description,
+            };
+            let edit = EditField::Command {
+                text: command.clone(),
+            };
+            (view, Some(edit))
+        }
+        _ if has_proposal => (CallView::Change, None),
+        _ => (CallView::Args, None),
+    }
+}
+
+/// Who a verdict's rule approves as (or refuses as): a session grant or a
+/// configured rule.
+fn approver(verdict: &PolicyVerdict) -> ApprovedBy {
+    match &verdict.source {
+        VerdictSource::Session => ApprovedBy::Grant {
+            rule: verdict.rule.clone(),
+        },
+        VerdictSource::Configured(source) => ApprovedBy::Rule {
+            rule: verdict.rule.clone(),
+            source: source.clone(),
+        },
     }
 }
 
@@ -812,8 +837,8 @@ fn short_call(tool: &str, args: &Value) -> String {
 
 /// The message the agent gets for a call that was not run.
 pub fn refusal_message(d: &Decision) -> String {
-    let reason = d.reason.as_deref().map(str::trim).filter(|r| !r.is_empty());
-    match &d.by {
+    let reason = d.reason().map(str::trim).filter(|r| !r.is_empty());
+    match &d.by() {
         DecidedBy::User => match reason {
             Some(r) => format!("denied by the user: {r}. The call was not run."),
             None => "denied by the user. The call was not run.".into(),

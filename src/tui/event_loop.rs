@@ -26,8 +26,9 @@ use super::confirmer::ConfirmMsg;
 use super::msg::{Effect, Msg};
 use super::records::Feed;
 use super::terminal::{self, Term};
+use crate::call::{CallId, DecidedBy, Decision, Event};
 use crate::session::Session;
-use crate::supervisor::{CallId, DecidedBy, Decision, Event, Supervisor};
+use crate::supervisor::Supervisor;
 
 /// Most queued events taken in before the next frame.
 const BATCH: usize = 1024;

@@ -131,30 +131,31 @@ fn summary(event: &AuditEvent) -> (String, Tone) {
 }
 
 /// `#4 refused by user: no`, `#1 approved by rule default: …`.
-fn decided(id: crate::supervisor::CallId, d: &crate::supervisor::Decision) -> (String, Tone) {
-    let (verb, tone) = if d.approved {
+fn decided(id: crate::call::CallId, d: &crate::call::Decision) -> (String, Tone) {
+    use crate::call::DecidedBy;
+    let (verb, tone) = if d.is_approved() {
         ("approved", Tone::Approved)
     } else {
         ("refused", Tone::Refused)
     };
-    let mut t = format!("#{id} {verb} by {}", by_word(&d.by));
-    use crate::supervisor::DecidedBy;
-    if let DecidedBy::Rule { rule, .. } | DecidedBy::Grant { rule } = &d.by
+    let by = d.by();
+    let mut t = format!("#{id} {verb} by {}", by_word(&by));
+    if let DecidedBy::Rule { rule, .. } | DecidedBy::Grant { rule } = &by
         && !rule.is_empty()
     {
         t.push_str(&format!(" {rule}"));
     }
-    if let Some(cmd) = d.edited_command.as_deref().filter(|c| !c.is_empty()) {
+    if let Some(cmd) = d.edited_command().filter(|c| !c.is_empty()) {
         t.push_str(&format!(", edited to: {}", one_line(cmd)));
     }
-    if let Some(r) = d.reason.as_deref().filter(|r| !r.is_empty()) {
+    if let Some(r) = d.reason().filter(|r| !r.is_empty()) {
         t.push_str(&format!(": {r}"));
     }
     (t, tone)
 }
 
 /// Who decided, as the trail names it (`user`, `rule`, `approve_all` …).
-fn by_word(by: &crate::supervisor::DecidedBy) -> String {
+fn by_word(by: &crate::call::DecidedBy) -> String {
     serde_json::to_value(by)
         .ok()
         .and_then(|v| v.get("by").and_then(|b| b.as_str()).map(String::from))
@@ -248,7 +249,7 @@ impl Feed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::supervisor::{DecidedBy, Decision};
+    use crate::call::{ApprovedBy, DecidedBy, Decision};
 
     fn utc() -> FixedOffset {
         FixedOffset::east_opt(0).unwrap()
@@ -277,7 +278,7 @@ mod tests {
         );
         log.append(&AuditEvent::CallDecided {
             call_id: 5,
-            decision: Decision::approve(DecidedBy::Grant {
+            decision: Decision::approve(ApprovedBy::Grant {
                 rule: "bash(ls *)".into(),
             }),
         })

@@ -6,9 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use airlock::call::AgentInfo;
 use airlock::sandbox::SandboxOverrides;
 use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::{AgentInfo, ApproveAllConfirmer};
+use airlock::supervisor::ApproveAllConfirmer;
 use airlock::tools::ToolOutput;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;

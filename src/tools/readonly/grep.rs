@@ -16,8 +16,8 @@ use super::walk::{
     Flow, MAX_SEARCH_DEPTH, STOPPED_EARLY, Start, WalkOptions, WalkStats, Walker, skipped_notes,
 };
 use super::{args, object_schema};
+use crate::call::{Subject, ToolKind};
 use crate::scope::{FileKind, Scope};
-use crate::supervisor::{Subject, ToolKind};
 use crate::tools::{
     Invocation, OutputBuf, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec,
     run_blocking,

@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 use super::args::{self, PathArgs};
 use super::object_schema;
 use super::text;
+use crate::call::{Subject, ToolKind};
 use crate::scope::{FileKind, Scope};
-use crate::supervisor::{Subject, ToolKind};
 use crate::tools::{
     Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
 };

@@ -5,8 +5,8 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use super::{App, Mode, Overlay};
+use crate::call::{AgentInfo, Event};
 use crate::policy::Grant;
-use crate::supervisor::{AgentInfo, Event};
 use crate::tui::msg::{Effect, Msg};
 use crate::tui::prompt::{PendingPrompt, PromptQueue};
 use crate::tui::records::AuditLine;

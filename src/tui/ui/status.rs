@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 use super::{theme, wrap};
 use chrono::{DateTime, Utc};
 
-use crate::supervisor::AgentInfo;
+use crate::call::AgentInfo;
 use crate::tui::calls::{CallStatus, CallStore};
 use crate::tui::header::Header;
 use crate::tui::keymap::Context;
