@@ -82,14 +82,24 @@ pub fn call(
     }
 }
 
+/// A bash call as the pipeline prepares it: shown as a command, editable.
 pub fn bash(id: u64, command: &str, description: &str) -> CallInfo {
-    call(
+    let mut c = call(
         id,
         "bash",
         ToolKind::Exec,
         json!({ "command": command, "description": description }),
         command,
-    )
+    );
+    c.view = airlock::call::CallView::Command {
+        command: command.into(),
+        cwd: None,
+        description: Some(description.into()),
+    };
+    c.edit = Some(airlock::call::EditField::Command {
+        text: command.into(),
+    });
+    c
 }
 
 pub const TODO_DIFF: &str = "--- a/todo.sh\n+++ b/todo.sh\n@@ -15,8 +15,7 @@\n \n finish() {\n     local n=\"$1\"\n-    # TODO: this marks the line after the one asked for\n-    sed -i \"$((n + 1))s/^\\[ \\]/[x]/\" \"$TODO_FILE\"\n+    sed -i \"${n}s/^\\[ \\]/[x]/\" \"$TODO_FILE\"\n }\n \n case \"${1:-list}\" in\n";

@@ -240,7 +240,7 @@ impl App {
         };
         let step = q.step.clone();
         let id = p.call.id;
-        let command = p.command().map(String::from);
+        let command = p.editable().map(String::from);
         let n_choices = p.choices.len();
         let page = (layout::prompt(self.size).height as isize - 10).max(1);
         let approving = matches!(

@@ -94,12 +94,21 @@ fn shown_summary(row: &CallRow) -> String {
         .and_then(|d| d.edited_command());
     // A command as it is, never the tool's shortened summary of it.
     let exec = row.info.kind == Some(crate::call::ToolKind::Exec);
-    let proposed = match row.info.args.get("command").and_then(|c| c.as_str()) {
-        Some(c) if exec => one(c),
+    let proposed = match (&row.info.view, row.info.args.get("command")) {
+        (crate::call::CallView::Command { command, .. }, _) => one(command),
+        // A reviewed call has no view: its recorded command.
+        (_, Some(serde_json::Value::String(c))) if exec => one(c),
         _ => one(&row.info.summary),
     };
-    match edited {
+    let shown = match edited {
         Some(e) => format!("✎ {} (proposed: {proposed})", one(e)),
         None => proposed,
+    };
+    // Said first, so it is never cut off.
+    match &row.info.runner {
+        crate::call::Runner::Agent { native_tool, .. } => {
+            format!("[agent runs it: {}] {shown}", one(native_tool))
+        }
+        crate::call::Runner::Airlock => shown,
     }
 }

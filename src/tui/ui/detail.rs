@@ -90,6 +90,7 @@ pub fn lines(pane: &DetailPane, width: u16) -> Vec<Line<'static>> {
         ),
     ]));
     out.push(Line::raw(crate::tui::reveal::one_line(&info.summary)));
+    out.extend(super::agent_runs_line(&info.runner));
     arguments(row, &mut out);
     decision(row, pane, &mut out);
     let mut rows = wrap::wrap_all(out, width);

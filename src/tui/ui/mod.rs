@@ -45,3 +45,25 @@ pub fn pane_title(f: &mut Frame, area: Rect, title: &str, right: &str, focused: 
     }
     f.render_widget(Paragraph::new(Line::from(spans)), line_area);
 }
+
+/// What the prompt, the list and the detail say about a call the agent
+/// runs itself (its own tool, reported through its hooks): airlock decides
+/// and records it, but does not run or sandbox it.
+pub fn agent_runs(runner: &crate::call::Runner) -> Option<String> {
+    match runner {
+        crate::call::Runner::Airlock => None,
+        crate::call::Runner::Agent { native_tool, .. } => Some(format!(
+            "the agent runs this call itself ({}), outside airlock's sandbox",
+            crate::report::visible::one_line(native_tool)
+        )),
+    }
+}
+
+/// [`agent_runs`] as a warning line.
+pub fn agent_runs_line(runner: &crate::call::Runner) -> Option<Line<'static>> {
+    let text = agent_runs(runner)?;
+    Some(Line::from(vec![
+        Span::styled("⚠ ", theme::warning()),
+        Span::styled(text, theme::key()),
+    ]))
+}

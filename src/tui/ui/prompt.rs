@@ -252,6 +252,7 @@ pub fn body(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'stat
             who(p),
             Span::raw(" wants to run a command:"),
         ]));
+        lines.extend(super::agent_runs_line(&p.call.runner));
         let (rows, f) = reveal::prefixed(
             cmd,
             bold,
@@ -274,6 +275,7 @@ pub fn body(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'stat
             who(p),
             Span::raw(format!(" wants to call {}:", p.call.tool)),
         ]));
+        lines.extend(super::agent_runs_line(&p.call.runner));
         shown.push(Line::styled(
             reveal::one_line(&p.call.summary),
             theme::dim(),
@@ -316,9 +318,10 @@ fn other_args(p: &PendingPrompt, skip: &[&str], flags: &mut reveal::Flags) -> Ve
 /// The working directory, with its note on the same row when it fits and
 /// on a row of its own when not (never a stray fragment).
 fn cwd(app: &PromptPane, width: usize) -> Vec<Line<'static>> {
-    let (cwd, note) = match app.shell_cwd {
-        Some(cwd) => (cwd.to_string(), "(after the agent's last command)"),
-        None => (
+    let (cwd, note) = match (app.prompt.cwd(), app.shell_cwd) {
+        (Some(cwd), _) => (cwd.to_string(), "(as the agent says)"),
+        (None, Some(cwd)) => (cwd.to_string(), "(after the agent's last command)"),
+        (None, None) => (
             app.workspace.display().to_string(),
             "(the agent's shell starts here)",
         ),
@@ -357,6 +360,7 @@ fn write_body(p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
         Span::raw(" "),
         Span::styled(format!("−{}", prop.removed), theme::removed()),
     ])];
+    lines.extend(super::agent_runs_line(&p.call.runner));
     lines.push(Line::from(vec![
         label("size"),
         Span::raw(format!(
@@ -405,7 +409,7 @@ fn footer(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'static
                 ("s", "this session…"),
                 ("a", "always…"),
             ];
-            if p.command().is_some() {
+            if p.editable().is_some() {
                 keys.push(("e", "edit"));
             }
             keys.push(("n", "deny…"));
