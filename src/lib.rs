@@ -6,6 +6,8 @@
 //! terminals; front ends meet it at the [`supervisor::Confirmer`] trait and
 //! the [`supervisor::EventBus`].
 
+#![deny(missing_docs)]
+
 pub mod audit;
 pub mod call;
 pub mod config;

@@ -66,6 +66,7 @@ async fn commands_round_trip_through_the_trail_and_every_reader() {
             config_file: None,
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         Arc::new(ApproveAll),
     )

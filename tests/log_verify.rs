@@ -59,6 +59,8 @@ fn trail(data: &Path) -> PathBuf {
             excerpt: format!("{id}\n"),
             change: None,
             cancelled_by: None,
+            exit_code: None,
+            file_sha256: None,
         })
         .unwrap();
     }

@@ -61,8 +61,12 @@ struct Env {
 }
 
 fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
 }
 
 fn write(path: &Path, body: &str) {
@@ -71,8 +75,6 @@ fn write(path: &Path, body: &str) {
 }
 
 fn env() -> Env {
-    // SAFETY: every test sets the same value before any session starts.
-    unsafe { std::env::set_var("AIRLOCK_NO_USER_CONFIG", "1") };
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     let outside = dir.path().join("outside");
@@ -107,6 +109,7 @@ fn env() -> Env {
             config_file: None,
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         Arc::new(HeadlessConfirmer),
     )

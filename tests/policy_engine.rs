@@ -345,6 +345,7 @@ fn start(ws: &Path, data: &Path, confirmer: Arc<dyn Confirmer>) -> session::Sess
             config_file: None,
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         confirmer,
     )

@@ -40,8 +40,6 @@ fn link(from: &Path, to: &Path) {
 }
 
 fn env(hard_links: &str) -> Env {
-    // SAFETY: every test sets the same value before any session starts.
-    unsafe { std::env::set_var("AIRLOCK_NO_USER_CONFIG", "1") };
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     let outside = dir.path().join("outside");
@@ -75,6 +73,7 @@ fn env(hard_links: &str) -> Env {
             config_file: Some(config),
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         Arc::new(HeadlessConfirmer),
     )

@@ -399,8 +399,12 @@ async fn non_regular_targets_are_refused() {
         out.text
     );
     let fifo = w.root.join("pipe");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
     let out = w
         .call("write_file", json!({"path": "pipe", "content": "x"}))
         .await;

@@ -119,6 +119,8 @@ pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
                 diff_truncated: false,
             }),
             cancelled_by: None,
+            exit_code: None,
+            file_sha256: None,
         })?;
         written += 3;
     }

@@ -175,7 +175,9 @@ impl DecisionClass {
                 Outcome::Timeout => Self::Timeout,
                 // A refusal never ends as ok or error; cancelled is the
                 // closest (it did not run).
-                Outcome::Cancelled | Outcome::Ok | Outcome::Error => Self::Cancelled,
+                Outcome::Cancelled | Outcome::Ok | Outcome::Error | Outcome::Unreported => {
+                    Self::Cancelled
+                }
             },
         }
     }

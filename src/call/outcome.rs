@@ -22,6 +22,9 @@ pub enum Outcome {
     /// Refused before the policy: path scope, invalid arguments, unknown
     /// tool.
     Refused,
+    /// Approved and run by the agent itself, which never reported the
+    /// result (it disconnected, or the result did not come in time).
+    Unreported,
 }
 
 impl Outcome {
@@ -35,6 +38,7 @@ impl Outcome {
             Self::Timeout => "timeout",
             Self::Cancelled => "cancelled",
             Self::Refused => "refused",
+            Self::Unreported => "unreported",
         }
     }
 
@@ -64,6 +68,7 @@ mod tests {
             Outcome::Timeout,
             Outcome::Cancelled,
             Outcome::Refused,
+            Outcome::Unreported,
         ] {
             let v = serde_json::to_value(o).unwrap();
             assert_eq!(v, o.describe());

@@ -139,7 +139,7 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
                 Outcome::Error | Outcome::Denied | Outcome::Blocked | Outcome::Refused => {
                     Paint::Red
                 }
-                Outcome::Timeout | Outcome::Cancelled => Paint::Yellow,
+                Outcome::Timeout | Outcome::Cancelled | Outcome::Unreported => Paint::Yellow,
             };
             format!(
                 "{} {}",

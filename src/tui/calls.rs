@@ -56,6 +56,7 @@ impl CallStatus {
             Outcome::Cancelled => Self::Cancelled,
             Outcome::Refused => Self::Refused,
             Outcome::Timeout => Self::Timeout,
+            Outcome::Unreported => Self::Unfinished,
         }
     }
 

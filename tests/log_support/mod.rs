@@ -105,6 +105,7 @@ pub async fn every_outcome() -> Fixture {
             config_file: None,
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         Arc::new(Scripted),
     )

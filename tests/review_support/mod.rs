@@ -167,6 +167,8 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
             excerpt: c.excerpt.into(),
             change: c.change,
             cancelled_by: None,
+            exit_code: None,
+            file_sha256: None,
         },
     );
 }

@@ -67,6 +67,7 @@ pub fn fixture_in(dir: tempfile::TempDir, sandbox: &str, o: SandboxOverrides) ->
             config_file: Some(cfg),
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         &o,
         Arc::new(ApproveAllConfirmer),

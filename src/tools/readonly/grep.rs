@@ -573,9 +573,12 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("b")).unwrap();
         // A FIFO as .gitignore would block a naive walker forever, and
         // /dev/zero would be read without end.
-        let fifo =
-            std::ffi::CString::new(dir.path().join("a/.gitignore").to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            dir.path().join("a/.gitignore"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
         symlink("/dev/zero", dir.path().join("b/.gitignore")).unwrap();
         std::fs::write(dir.path().join("a/x.txt"), "needle a\n").unwrap();
         std::fs::write(dir.path().join("b/y.txt"), "needle b\n").unwrap();

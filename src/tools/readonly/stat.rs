@@ -259,8 +259,12 @@ mod tests {
     #[test]
     fn fifo_is_described_not_opened() {
         let dir = tempfile::tempdir().unwrap();
-        let c = std::ffi::CString::new(dir.path().join("p").to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            dir.path().join("p"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
         let out = run(&Stat::new(), dir.path(), json!({"path": "p"}));
         assert!(out.text.contains("type: FIFO"), "{}", out.text);
         assert!(out.text.contains("(prw-------)"), "{}", out.text);
