@@ -291,10 +291,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let session = start(&opts, &global, Arc::new(confirmer))?;
             let tui = airlock::tui::Options {
                 label: Some("demo".into()),
-                on_ready: Some(demo.agent_starter()),
                 ..Default::default()
             };
-            let ended = runtime.block_on(airlock::tui::run(&session, requests, tui))?;
+            let ended = runtime.block_on(supervise(&session, requests, tui, Some(&demo)))?;
             print_ended(&ended);
             Ok(ExitCode::SUCCESS)
         }
@@ -317,7 +316,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 anyhow::bail!("review needs a terminal; `airlock log` prints the same trail");
             }
             let data = airlock::dirs::data_dir(data_dir.as_deref());
-            runtime.block_on(airlock::tui::review::run_command(&args, &data))?;
+            runtime.block_on(airlock::tui::run_review_command(&args, &data))?;
             Ok(ExitCode::SUCCESS)
         }
         None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
@@ -330,7 +329,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 agent_timeouts: agent_timeouts(&session),
                 ..Default::default()
             };
-            let ended = runtime.block_on(airlock::tui::run(&session, requests, tui))?;
+            let ended = runtime.block_on(supervise(&session, requests, tui, None))?;
             print_ended(&ended);
             Ok(ExitCode::SUCCESS)
         }
@@ -370,6 +369,36 @@ fn print_where_agents_connect(l: &airlock::mcp::Listening) {
     println!(
         "No terminal, so no approval prompt: calls that need a human are denied. Ctrl-C stops."
     );
+}
+
+/// Serve agents on the workspace's socket and run the TUI on `session`
+/// until the human quits or a signal stops the supervisor (the demo's
+/// agent starts once agents can connect). The socket server belongs to
+/// the session, not the UI: the TUI only consumes its events and answers
+/// its confirmer.
+async fn supervise(
+    session: &session::Session,
+    requests: tokio::sync::mpsc::UnboundedReceiver<airlock::tui::ConfirmMsg>,
+    opts: airlock::tui::Options,
+    demo: Option<&airlock::demo::Demo>,
+) -> anyhow::Result<airlock::tui::Ended> {
+    let runtime = airlock::dirs::runtime_dir().map_err(airlock::mcp::SocketError::RuntimeDir)?;
+    let server = airlock::mcp::SocketServer::bind(&runtime, session)?;
+    let listening = server.listening().clone();
+    // Subscribed before agents can connect, so the screen misses nothing.
+    let tui = airlock::tui::Attached::new(session, &listening.socket, opts);
+    let serving = tokio::spawn(server.serve(session.supervisor.clone()));
+    if let Some(demo) = demo {
+        demo.start_agent(&listening);
+    }
+    let ended = tui.run(requests).await;
+    if tokio::time::timeout(std::time::Duration::from_secs(10), serving)
+        .await
+        .is_err()
+    {
+        tracing::warn!("the socket server did not stop in time");
+    }
+    Ok(ended?)
 }
 
 /// What the TUI leaves on the terminal once it is gone.

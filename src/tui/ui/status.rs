@@ -8,14 +8,36 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{theme, wrap};
-use crate::tui::app::App;
-use crate::tui::calls::CallStatus;
+use chrono::{DateTime, Utc};
+
+use crate::call::AgentInfo;
+use crate::tui::calls::{CallStatus, CallStore};
+use crate::tui::header::Header;
 use crate::tui::keymap::Context;
+
+/// What the live status bar draws.
+#[derive(Debug)]
+pub struct StatusBar<'a> {
+    /// The session.
+    pub header: &'a Header,
+    /// Connected agents.
+    pub agents: &'a [AgentInfo],
+    /// Calls waiting for the human.
+    pub waiting: usize,
+    /// Every call (their counts by status).
+    pub calls: &'a CallStore,
+    /// The time now (the spinner).
+    pub now: DateTime<Utc>,
+    /// A notice or banner to show instead of the keys.
+    pub message: Option<&'a str>,
+    /// What keys mean now (the hints).
+    pub context: Context,
+}
 
 /// Draw the two status lines in `area`. Each line gives way by priority
 /// when the terminal is narrow: the least important parts go first, and
 /// what is cut ends in `…`.
-pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+pub fn draw(f: &mut Frame, app: &StatusBar, area: Rect) {
     let bar = Style::default().bg(Color::Indexed(236));
     let width = area.width as usize;
     let mut first = vec![Part::new(
@@ -82,7 +104,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             .join(", "),
     };
     second.push(Part::new(2, vec![Span::raw(format!(" {agents} "))]));
-    let waiting = app.prompts.len();
+    let waiting = app.waiting;
     if waiting > 0 {
         second.push(Part::new(
             0,
@@ -108,12 +130,12 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     }
     second.push(Part::new(4, counts));
     let mut tail = vec![Span::styled("│ ", theme::dim())];
-    match app.current_notice().or(app.banner.as_deref()) {
+    match app.message {
         Some(n) => tail.push(Span::styled(
             n.to_string(),
             Style::default().fg(Color::Yellow),
         )),
-        None => tail.extend(hints(app.context())),
+        None => tail.extend(hints(app.context)),
     }
     // The notice or the keys: cut rather than dropped.
     second.push(Part::new(1, tail));
