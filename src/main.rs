@@ -39,6 +39,12 @@ struct SessionArgs {
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
 
+    /// Also serve MCP on Streamable HTTP, at ADDR (default: `[http]
+    /// listen`, else 127.0.0.1 on a free port). The URL, with its secret:
+    /// `airlock connect --print-url`.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
+    http: Option<String>,
+
     #[command(flatten)]
     run: RunArgs,
 }
@@ -73,6 +79,7 @@ impl SessionArgs {
         let (run, t) = (self.run, &top.run);
         SessionArgs {
             workspace: self.workspace.or_else(|| top.workspace.clone()),
+            http: self.http.or_else(|| top.http.clone()),
             run: RunArgs {
                 config: run.config.or_else(|| t.config.clone()),
                 mode: run.mode.or(t.mode),
@@ -92,12 +99,14 @@ struct Resolved {
     mode: Option<Mode>,
     sandbox: Option<SandboxMode>,
     allow_network: bool,
+    http: Option<String>,
 }
 
 impl Resolved {
     fn new(data_dir: Option<PathBuf>, s: SessionArgs) -> (Option<PathBuf>, Resolved) {
         let g = Resolved {
             data_dir,
+            http: s.http,
             config: s.run.config,
             mode: s.run.mode,
             sandbox: s.run.sandbox,
@@ -122,6 +131,10 @@ enum Command {
         /// Wait for a supervisor to start instead of failing.
         #[arg(long)]
         wait: bool,
+        /// Print the supervisor's Streamable HTTP URL (secret included)
+        /// and exit, instead of relaying.
+        #[arg(long)]
+        print_url: bool,
     },
     /// Configure an agent to use airlock: its MCP registration (`airlock
     /// connect`, with what that agent needs) and its own shell/write/edit
@@ -157,7 +170,7 @@ enum Command {
     /// unless --approve-all is given.
     Serve {
         /// Serve on stdin/stdout.
-        #[arg(long, required = true)]
+        #[arg(long, required_unless_present = "http", conflicts_with = "http")]
         stdio: bool,
         /// Approve every call that would need a human (audited as such).
         #[arg(long)]
@@ -201,12 +214,32 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let workspace = session::canonical_workspace(&opts.workspace)?;
             let loaded = airlock::config::load(&workspace, opts.config_file.as_deref())?;
             print!("{}", airlock::config::describe(&loaded));
+            if let Ok(url) = airlock::mcp::discovery::http_url_for(&workspace) {
+                println!("# a running supervisor serves Streamable HTTP at {url}");
+            }
             if let Some(m) = opts.policy_mode {
                 println!("# --mode {} overrides mode for this run", m.as_str());
             }
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Connect { socket, wait }) => {
+        Some(Command::Connect {
+            socket: _,
+            wait: _,
+            print_url: true,
+        }) => {
+            let dir = std::env::current_dir().context("cannot read the current directory")?;
+            match airlock::mcp::discovery::http_url_for(&dir) {
+                Ok(url) => {
+                    println!("{url}");
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprintln!("airlock connect: {e}");
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        Some(Command::Connect { socket, wait, .. }) => {
             let say = |msg: &str| eprintln!("airlock connect: {msg}");
             match runtime.block_on(airlock::mcp::relay::connect(socket, wait, say)) {
                 Ok(code) => Ok(code),
@@ -217,7 +250,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Some(Command::Serve {
-            stdio: _,
+            stdio,
             approve_all,
             session: sub,
         }) => {
@@ -227,9 +260,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 Arc::new(HeadlessConfirmer)
             };
-            let opts = session_options(workspace, &global, "serve-stdio")?;
+            let mode = if stdio { "serve-stdio" } else { "serve-http" };
+            let opts = session_options(workspace, &global, mode)?;
             let _log = init_logging(&opts)?;
             let session = start(&opts, &global, confirmer)?;
+            if !stdio {
+                // The URL (secret included) is the first line on stderr.
+                let http = session.config.config.http.clone();
+                runtime.block_on(airlock::mcp::http::serve_headless(
+                    session.supervisor.clone(),
+                    &http,
+                    |l| eprintln!("{}", l.url),
+                ))?;
+                return Ok(ExitCode::SUCCESS);
+            }
             tracing::info!(audit = %session.audit_path.display(), "serving MCP on stdio");
             runtime.block_on(airlock::mcp::serve_stdio(session.supervisor.clone()))?;
             session.supervisor.shutdown("stdin closed");
@@ -272,6 +316,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Demo(run)) => {
             let sub = SessionArgs {
                 workspace: None,
+                http: None,
                 run,
             };
             let (_, global) = Resolved::new(data_dir, sub.or(&top));
@@ -358,6 +403,9 @@ fn print_where_agents_connect(l: &airlock::mcp::Listening) {
     println!("  socket:      {}", l.socket.display());
     println!("  agents run:  airlock connect   (from inside the workspace, or with --socket)");
     println!("  MCP config:  {config}");
+    if let Some(http) = &l.http {
+        println!("  {}", http.describe());
+    }
     println!("  audit trail: {}", l.audit.display());
     println!(
         "No terminal, so no approval prompt: calls that need a human are denied. Ctrl-C stops."
@@ -414,7 +462,12 @@ fn start(
         mode: global.sandbox,
         allow_network: global.allow_network.then_some(true),
     };
-    let session = session::start_with(opts, &flags, confirmer)?;
+    let mut session = session::start_with(opts, &flags, confirmer)?;
+    session
+        .config
+        .config
+        .http
+        .apply_flag(global.http.as_deref());
     let sb = session.sandbox_status();
     let configured_off = sb.mode == SandboxMode::Off;
     if sb.state != SandboxState::Enforced && !configured_off {

@@ -66,6 +66,8 @@ pub struct Config {
     pub bash: BashConfig,
     /// The kernel sandbox around the bash tool's shells.
     pub sandbox: crate::sandbox::SandboxConfig,
+    /// Streamable HTTP (`[http]`, see src/mcp/http/config.rs).
+    pub http: crate::mcp::http::HttpConfig,
 }
 
 /// `[tools]`
