@@ -54,7 +54,7 @@ impl State {
                     BodyError::TooLarge(n) => (
                         StatusCode::PAYLOAD_TOO_LARGE,
                         format!(
-                            "request body too large: more than {n} bytes, airlock accepts at most {} bytes",
+                            "request body too large: at least {n} bytes, airlock accepts at most {} bytes",
                             self.max_body
                         ),
                     ),
@@ -76,12 +76,17 @@ impl State {
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
         let request_id = request_id(&bytes);
-        let response = self
+        let is_delete = parts.method == http::Method::DELETE;
+        let mut response = self
             .service
             .handle(Request::from_parts(parts, Full::new(bytes.clone())))
             .await;
         if response.status().is_client_error() || response.status().is_server_error() {
             return self.audit_error_response(&what, response, &bytes).await;
+        }
+        if is_delete && response.status() == StatusCode::ACCEPTED {
+            // The session is gone; clients expect 200 or 204 here.
+            *response.status_mut() = StatusCode::NO_CONTENT;
         }
         match (session, request_id) {
             (Some(session), Some(id)) if is_event_stream(&response) => {
