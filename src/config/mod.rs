@@ -10,6 +10,7 @@ use crate::policy::{Action, Mode, Rule};
 use crate::tools::Limits;
 
 mod describe;
+pub mod http;
 pub use describe::describe;
 
 /// The built-in defaults, embedded from `assets/default-config.toml`.
@@ -66,8 +67,8 @@ pub struct Config {
     pub bash: BashConfig,
     /// The kernel sandbox around the bash tool's shells.
     pub sandbox: crate::sandbox::SandboxConfig,
-    /// Streamable HTTP (`[http]`, see src/mcp/http/config.rs).
-    pub http: crate::mcp::http::HttpConfig,
+    /// Streamable HTTP (`[http]`).
+    pub http: http::HttpConfig,
 }
 
 /// `[tools]`

@@ -135,3 +135,14 @@ mod tests {
         assert!(!fired.load(Ordering::SeqCst), "a finished body is not abandoned");
     }
 }
+
+#[cfg(test)]
+mod limit_tests {
+    #[test]
+    fn http_accepts_what_stdio_accepts() {
+        assert_eq!(
+            crate::config::http::HttpConfig::default().max_body_bytes,
+            crate::mcp::transport::MAX_MESSAGE_BYTES
+        );
+    }
+}

@@ -27,11 +27,11 @@ use crate::supervisor::Supervisor;
 pub mod access;
 pub mod agents;
 pub mod body;
-pub mod config;
 mod request;
 
+pub use crate::config::http::HttpConfig;
+use crate::config::http as config;
 pub use access::{MCP_PATH, Secret};
-pub use config::HttpConfig;
 
 /// How long a client may take to send a request's headers.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);

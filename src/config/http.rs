@@ -1,4 +1,6 @@
-//! `[http]`: where (and whether) the supervisor listens on Streamable HTTP.
+//! `[http]`: where (and whether) the supervisor listens on Streamable HTTP
+//! (served by src/mcp/http). Plain data: config is core and imports no
+//! transport.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -37,7 +39,8 @@ impl Default for HttpConfig {
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             idle_timeout_secs: 1800,
-            max_body_bytes: crate::mcp::transport::MAX_MESSAGE_BYTES,
+            // As over stdio (mcp::transport::MAX_MESSAGE_BYTES): 16 MiB.
+            max_body_bytes: 16 * 1024 * 1024,
         }
     }
 }
