@@ -162,6 +162,10 @@ enum Command {
         /// MCP servers, in untrusted folders).
         #[arg(long)]
         trust_folder: bool,
+        /// Register the running supervisor's Streamable HTTP URL (start it
+        /// with `airlock --http`) instead of `airlock connect`.
+        #[arg(long)]
+        http: bool,
     },
     /// Try airlock on a throw-away sample workspace, with a built-in agent
     /// that makes every kind of call and waits for your answers.
@@ -286,6 +290,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             remove,
             dry_run,
             trust_folder,
+            http,
         }) => {
             let dir = match workspace.or(top.workspace) {
                 Some(w) => w,
@@ -293,6 +298,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let project_dir = std::fs::canonicalize(&dir)
                 .with_context(|| format!("cannot open the project directory {}", dir.display()))?;
+            let http_url = match http && !remove {
+                true => Some(airlock::mcp::discovery::http_url_for(&project_dir)?),
+                false => None,
+            };
             let opts = airlock::init::Options {
                 agent,
                 action: if remove {
@@ -307,6 +316,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 homes: airlock::init::AgentHomes::from_env()?,
                 project_dir,
                 record_dir: airlock::dirs::data_dir(data_dir.as_deref()).join("init"),
+                http_url,
             };
             let report = airlock::init::run(&opts)?;
             // A closed stdout (`| head`) is not an error worth a panic.
