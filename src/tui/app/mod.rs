@@ -79,6 +79,9 @@ pub enum Overlay {
 pub struct App {
     /// The session.
     pub header: Header,
+    /// The Streamable HTTP endpoint: its URL, and whether only this
+    /// machine can reach it (`None`: HTTP is off).
+    pub http: Option<(String, bool)>,
     /// The time as of the last message (drawing never reads the clock).
     pub now: DateTime<Utc>,
     /// Times are shown at this offset from UTC.
@@ -136,6 +139,7 @@ impl App {
     pub fn new(header: Header, now: DateTime<Utc>, tz: FixedOffset, size: Rect) -> Self {
         Self {
             header,
+            http: None,
             now,
             tz,
             size,
