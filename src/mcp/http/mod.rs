@@ -249,6 +249,11 @@ async fn serve_connection(
     state: Arc<request::State>,
     stop: CancellationToken,
 ) {
+    // Answers go out in several small writes (headers, SSE events): without
+    // this, Nagle's algorithm holds each for the client's delayed ACK.
+    if let Err(e) = stream.set_nodelay(true) {
+        tracing::debug!("TCP_NODELAY not set: {e}");
+    }
     let service = hyper::service::service_fn(move |req| {
         let state = state.clone();
         async move { Ok::<_, std::convert::Infallible>(state.handle(req).await) }
