@@ -24,7 +24,11 @@ const EXPECTED: &str = concat!(
 );
 
 fn suite() -> Option<(PathBuf, PathBuf)> {
-    let get = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let get = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     match (get("AIRLOCK_TEST_CONFORMANCE"), get("AIRLOCK_TEST_NODE")) {
         (Some(c), Some(n)) => Some((c, n)),
         _ => {
@@ -57,7 +61,15 @@ async fn the_official_conformance_suite_passes_over_http() {
     );
     let run = tokio::process::Command::new(&node)
         .arg(&conformance)
-        .args(["server", "--suite", "all", "--url", &ep.url, "--expected-failures", EXPECTED])
+        .args([
+            "server",
+            "--suite",
+            "all",
+            "--url",
+            &ep.url,
+            "--expected-failures",
+            EXPECTED,
+        ])
         .arg("-o")
         .arg(&out_dir)
         .env("PATH", path)
@@ -96,7 +108,9 @@ async fn the_official_conformance_suite_passes_over_http() {
     // of a tool that does not exist.
     let audit = ws.audit();
     assert!(!of_type(&audit, "protocol_error").is_empty());
-    assert!(of_type(&audit, "call_finished")
-        .iter()
-        .all(|r| r["status"] != "ok" || !r["tool"].as_str().unwrap_or("").starts_with("test_")));
+    assert!(
+        of_type(&audit, "call_finished")
+            .iter()
+            .all(|r| r["status"] != "ok" || !r["tool"].as_str().unwrap_or("").starts_with("test_"))
+    );
 }

@@ -12,7 +12,9 @@ mod mcp_support;
 
 use std::time::{Duration, Instant};
 
-use mcp_http_support::{Endpoint, Session, initialize, mcp_headers, post, result_text, send, serve_http};
+use mcp_http_support::{
+    Endpoint, Session, initialize, mcp_headers, post, result_text, send, serve_http,
+};
 use mcp_support::{Ws, of_type, wait_for};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -32,7 +34,11 @@ fn protocol_errors(ws: &Ws) -> Vec<String> {
 fn assert_secret_not_stored(ws: &Ws, ep: &Endpoint) {
     for entry in walk(&ws.data) {
         let text = std::fs::read_to_string(&entry).unwrap_or_default();
-        assert!(!text.contains(&ep.secret), "the secret is in {}", entry.display());
+        assert!(
+            !text.contains(&ep.secret),
+            "the secret is in {}",
+            entry.display()
+        );
     }
 }
 
@@ -62,22 +68,35 @@ async fn tools_answer_and_each_session_is_an_agent_with_its_own_shell() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    for t in mcp_support::READ_ONLY_TOOLS.iter().chain(&mcp_support::CHANGING_TOOLS) {
+    for t in mcp_support::READ_ONLY_TOOLS
+        .iter()
+        .chain(&mcp_support::CHANGING_TOOLS)
+    {
         assert!(names.contains(t), "{t} listed: {names:?}");
     }
     let read = a.call("read_file", json!({"path": "hello.txt"})).await;
     assert!(result_text(&read).contains("world"), "{read}");
     // Each agent has its own shell: a `cd` in one is not seen by the other.
-    a.call("bash", json!({"command": "cd sub", "description": "cd"})).await;
-    let pa = a.call("bash", json!({"command": "pwd", "description": "pwd"})).await;
-    let pb = b.call("bash", json!({"command": "pwd", "description": "pwd"})).await;
+    a.call("bash", json!({"command": "cd sub", "description": "cd"}))
+        .await;
+    let pa = a
+        .call("bash", json!({"command": "pwd", "description": "pwd"}))
+        .await;
+    let pb = b
+        .call("bash", json!({"command": "pwd", "description": "pwd"}))
+        .await;
     assert!(result_text(&pa).contains("/ws/sub"), "{pa}");
     assert!(!result_text(&pb).contains("/ws/sub"), "{pb}");
     let connected = of_type(&ws.audit(), "agent_connected").len();
     assert_eq!(connected, 2, "two sessions, two agents");
     // DELETE ends the session: its agent disconnects, its id is gone.
     let d = a.delete().await;
-    assert!(d.status == 200 || d.status == 204, "DELETE: {} {}", d.status, d.text());
+    assert!(
+        d.status == 200 || d.status == 204,
+        "DELETE: {} {}",
+        d.status,
+        d.text()
+    );
     wait_for("a's disconnect", 10, || {
         of_type(&ws.audit(), "agent_disconnected")
             .iter()
@@ -87,7 +106,12 @@ async fn tools_answer_and_each_session_is_an_agent_with_its_own_shell() {
     let after = a
         .post(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/list"}))
         .await;
-    assert_eq!(after.status, 404, "a deleted session is unknown: {}", after.text());
+    assert_eq!(
+        after.status,
+        404,
+        "a deleted session is unknown: {}",
+        after.text()
+    );
     // b goes on.
     let pb = b.call("pwd", json!({})).await;
     assert!(result_text(&pb).contains("/ws"), "{pb}");
@@ -122,13 +146,26 @@ async fn the_secret_is_required_on_every_request_and_refusals_are_not_calls() {
         ("/mcp".to_string(), wrong_bearer),
         (format!("/mcp/{off}"), h.clone()),
     ] {
-        let r = send(ep.addr, "POST", &path, &headers, serde_json::to_vec(&call).unwrap()).await;
+        let r = send(
+            ep.addr,
+            "POST",
+            &path,
+            &headers,
+            serde_json::to_vec(&call).unwrap(),
+        )
+        .await;
         assert_eq!(r.status, 401, "{path}: {}", r.text());
         assert!(r.headers.contains_key("www-authenticate"));
     }
     let errors = protocol_errors(&ws);
     assert_eq!(errors.len() - before, 4, "each refusal audited: {errors:?}");
-    assert!(errors.iter().skip(before).all(|e| e.starts_with("HTTP 401")), "{errors:?}");
+    assert!(
+        errors
+            .iter()
+            .skip(before)
+            .all(|e| e.starts_with("HTTP 401")),
+        "{errors:?}"
+    );
     assert_eq!(calls(&ws), 0, "nothing refused was audited as a call");
     assert_secret_not_stored(&ws, &ep);
 }
@@ -151,7 +188,12 @@ async fn foreign_origins_and_hosts_are_refused() {
     let ok = send(ep.addr, "POST", &ep.path(), &own, body.clone()).await;
     assert_eq!(ok.status, 200, "{}", ok.text());
     let own = with("origin", format!("http://localhost:{}", ep.addr.port()));
-    assert_eq!(send(ep.addr, "POST", &ep.path(), &own, body.clone()).await.status, 200);
+    assert_eq!(
+        send(ep.addr, "POST", &ep.path(), &own, body.clone())
+            .await
+            .status,
+        200
+    );
     let before = protocol_errors(&ws).len();
     for (k, v) in [
         ("origin", "https://evil.example".to_string()),
@@ -159,12 +201,25 @@ async fn foreign_origins_and_hosts_are_refused() {
         ("origin", format!("http://127.0.0.1:{}", ep.addr.port() ^ 1)),
         ("host", format!("evil.example:{}", ep.addr.port())),
     ] {
-        let r = send(ep.addr, "POST", &ep.path(), &with(k, v.clone()), body.clone()).await;
+        let r = send(
+            ep.addr,
+            "POST",
+            &ep.path(),
+            &with(k, v.clone()),
+            body.clone(),
+        )
+        .await;
         assert_eq!(r.status, 403, "{k}: {v}: {}", r.text());
     }
     let errors = protocol_errors(&ws);
     assert_eq!(errors.len() - before, 4, "{errors:?}");
-    assert!(errors.iter().skip(before).all(|e| e.starts_with("HTTP 403")), "{errors:?}");
+    assert!(
+        errors
+            .iter()
+            .skip(before)
+            .all(|e| e.starts_with("HTTP 403")),
+        "{errors:?}"
+    );
     assert_eq!(calls(&ws), 0);
 }
 
@@ -191,7 +246,11 @@ async fn huge_bodies_and_slow_clients_do_not_hold_other_agents_up() {
         let ep = ep.clone();
         tokio::spawn(async move {
             let mut s = tokio::net::TcpStream::connect(ep.addr).await.unwrap();
-            let head = format!("POST {} HTTP/1.1\r\nHost: {}\r\nX-Slow: ", ep.path(), ep.host());
+            let head = format!(
+                "POST {} HTTP/1.1\r\nHost: {}\r\nX-Slow: ",
+                ep.path(),
+                ep.host()
+            );
             let started = Instant::now();
             for b in head.bytes().chain(std::iter::repeat(b'a')) {
                 if s.write_all(&[b]).await.is_err() || started.elapsed() > Duration::from_secs(25) {
@@ -208,28 +267,58 @@ async fn huge_bodies_and_slow_clients_do_not_hold_other_agents_up() {
     let big = {
         let ep = ep.clone();
         tokio::spawn(async move {
-            let ten = send(ep.addr, "POST", &ep.path(), &mcp_headers(&ep), vec![b'x'; 10_000_000]).await;
-            let huge = send(ep.addr, "POST", &ep.path(), &mcp_headers(&ep), vec![b' '; 17 << 20]).await;
+            let ten = send(
+                ep.addr,
+                "POST",
+                &ep.path(),
+                &mcp_headers(&ep),
+                vec![b'x'; 10_000_000],
+            )
+            .await;
+            let huge = send(
+                ep.addr,
+                "POST",
+                &ep.path(),
+                &mcp_headers(&ep),
+                vec![b' '; 17 << 20],
+            )
+            .await;
             (ten.status, huge.status)
         })
     };
     let worst = slowest_call_while(agent, 20).await;
-    assert!(worst < Duration::from_secs(3), "another agent's call took {worst:?}");
+    assert!(
+        worst < Duration::from_secs(3),
+        "another agent's call took {worst:?}"
+    );
     let (ten, huge) = big.await.unwrap();
     assert!((400..500).contains(&ten), "10 MB of junk: {ten}");
     assert_eq!(huge, 413, "over the limit");
     let held = loris.await.unwrap();
-    assert!(held < Duration::from_secs(20), "the slow client was cut off after {held:?}");
-    let errors = protocol_errors(&ws);
-    assert!(errors.iter().any(|e| e.starts_with("HTTP 413")), "{errors:?}");
     assert!(
-        errors.iter().any(|e| e.starts_with("HTTP 4") && !e.starts_with("HTTP 413")),
+        held < Duration::from_secs(20),
+        "the slow client was cut off after {held:?}"
+    );
+    let errors = protocol_errors(&ws);
+    assert!(
+        errors.iter().any(|e| e.starts_with("HTTP 413")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("HTTP 4") && !e.starts_with("HTTP 413")),
         "the 10 MB of junk is audited: {errors:?}"
     );
     // Control: a body under the limit is read and served.
     let mut ok = Session::open(&ep, "control").await;
     let padded = "y".repeat(1 << 20);
-    let r = ok.call("grep", json!({"pattern": "world", "include": padded.clone() + "*"})).await;
+    let r = ok
+        .call(
+            "grep",
+            json!({"pattern": "world", "include": padded.clone() + "*"}),
+        )
+        .await;
     assert!(r.is_object(), "a 1 MiB request is served");
 }
 
@@ -237,7 +326,11 @@ async fn huge_bodies_and_slow_clients_do_not_hold_other_agents_up() {
 async fn a_hundred_agents_at_once_each_get_their_answers() {
     let ws = Ws::new();
     for i in 0..100 {
-        std::fs::write(ws.root.join(format!("f{i}.txt")), format!("content of {i}\n")).unwrap();
+        std::fs::write(
+            ws.root.join(format!("f{i}.txt")),
+            format!("content of {i}\n"),
+        )
+        .unwrap();
     }
     let (_child, ep) = serve_http(&ws, &[]).await;
     let tasks: Vec<_> = (0..100)
@@ -245,8 +338,13 @@ async fn a_hundred_agents_at_once_each_get_their_answers() {
             let ep = ep.clone();
             tokio::spawn(async move {
                 let mut s = Session::open(&ep, &format!("agent-{i}")).await;
-                let r = s.call("read_file", json!({"path": format!("f{i}.txt")})).await;
-                assert!(result_text(&r).contains(&format!("content of {i}")), "{i}: {r}");
+                let r = s
+                    .call("read_file", json!({"path": format!("f{i}.txt")}))
+                    .await;
+                assert!(
+                    result_text(&r).contains(&format!("content of {i}")),
+                    "{i}: {r}"
+                );
                 let r = s.call("wc", json!({"path": format!("f{i}.txt")})).await;
                 assert!(!r["isError"].as_bool().unwrap_or(false), "{i}: {r}");
             })
@@ -270,7 +368,11 @@ async fn long_call(disconnect: bool) -> (bool, Vec<Value>) {
         "name": "bash", "arguments": {"command": "sleep 2; touch marker", "description": "wait"}}});
     let body = serde_json::to_vec(&call).unwrap();
     let mut raw = tokio::net::TcpStream::connect(ep.addr).await.unwrap();
-    let mut head = format!("POST {} HTTP/1.1\r\nContent-Length: {}\r\n", ep.path(), body.len());
+    let mut head = format!(
+        "POST {} HTTP/1.1\r\nContent-Length: {}\r\n",
+        ep.path(),
+        body.len()
+    );
     for (k, v) in s.headers() {
         head.push_str(&format!("{k}: {v}\r\n"));
     }

@@ -54,7 +54,10 @@ async fn init_http_writes_each_agents_http_registration() {
         .unwrap();
     wait_for("the supervisor's session file", 30, || {
         std::fs::read_dir(&ws.runtime)
-            .map(|rd| rd.flatten().any(|e| e.path().extension().is_some_and(|x| x == "json")))
+            .map(|rd| {
+                rd.flatten()
+                    .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+            })
             .unwrap_or(false)
     })
     .await;
@@ -70,18 +73,19 @@ async fn init_http_writes_each_agents_http_registration() {
 
     let out = init(&ws, &home, "codex").await;
     assert!(out.status.success(), "{out:?}");
-    let codex: toml::Table =
-        std::fs::read_to_string(home.join(".codex/config.toml")).unwrap().parse().unwrap();
+    let codex: toml::Table = std::fs::read_to_string(home.join(".codex/config.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
     let entry = &codex["mcp_servers"]["airlock"];
     assert_eq!(entry["url"].as_str(), Some(url.as_str()), "{entry}");
     assert!(entry.get("command").is_none(), "{entry}");
 
     let out = init(&ws, &home, "gemini").await;
     assert!(out.status.success(), "{out:?}");
-    let gemini: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(home.join(".gemini/settings.json")).unwrap(),
-    )
-    .unwrap();
+    let gemini: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join(".gemini/settings.json")).unwrap())
+            .unwrap();
     let entry = &gemini["mcpServers"]["airlock"];
     assert_eq!(entry["httpUrl"].as_str(), Some(url.as_str()), "{entry}");
     assert!(entry.get("command").is_none(), "{entry}");

@@ -127,7 +127,10 @@ async fn progress_reaches_the_client_while_the_call_waits() {
     let answer = reply.answer();
     assert_eq!(answer["id"], 5);
     assert_eq!(answer["result"]["isError"], false, "{answer}");
-    assert_eq!(std::fs::read_to_string(s.root.join("note.txt")).unwrap(), "hi\n");
+    assert_eq!(
+        std::fs::read_to_string(s.root.join("note.txt")).unwrap(),
+        "hi\n"
+    );
 }
 
 #[tokio::test]
@@ -157,11 +160,20 @@ async fn cancelled_notification_cancels_a_waiting_call() {
 /// Send a write_file call on a raw connection, wait until it asks the
 /// human, then drop the connection (`disconnect`) or keep it.
 async fn waiting_call(disconnect: bool) -> (bool, Vec<Value>) {
-    let s = setup(if disconnect { None } else { Some(Duration::from_secs(1)) }).await;
+    let s = setup(if disconnect {
+        None
+    } else {
+        Some(Duration::from_secs(1))
+    })
+    .await;
     let session = Session::open(&s.ep, "walks-away").await;
     let body = serde_json::to_vec(&write_call(3, "left.txt", false)).unwrap();
     let mut raw = tokio::net::TcpStream::connect(s.ep.addr).await.unwrap();
-    let mut head = format!("POST {} HTTP/1.1\r\nContent-Length: {}\r\n", s.ep.path(), body.len());
+    let mut head = format!(
+        "POST {} HTTP/1.1\r\nContent-Length: {}\r\n",
+        s.ep.path(),
+        body.len()
+    );
     for (k, v) in session.headers() {
         head.push_str(&format!("{k}: {v}\r\n"));
     }

@@ -338,12 +338,18 @@ fn python_sdk_over_http_to_supervisor() {
         .unwrap();
     assert!(out.status.success(), "connect --print-url: {out:?}");
     let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
-    assert!(url.starts_with("http://127.0.0.1:") && url.contains("/mcp/"), "{url}");
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.contains("/mcp/"),
+        "{url}"
+    );
     run_script(&python, &d, &["--url", &url]);
     stop(&mut supervisor.0);
     let records = audit_records(&d.data);
     let secret = url.rsplit('/').next().unwrap();
     let trail = serde_json::to_string(&records).unwrap();
-    assert!(!trail.contains(secret), "the secret is not in the audit trail");
+    assert!(
+        !trail.contains(secret),
+        "the secret is not in the audit trail"
+    );
     check_audit(&d.data);
 }

@@ -61,7 +61,8 @@ impl HttpConfig {
         match flag {
             None => {}
             Some("") => {
-                self.listen.get_or_insert_with(|| DEFAULT_LISTEN.to_string());
+                self.listen
+                    .get_or_insert_with(|| DEFAULT_LISTEN.to_string());
             }
             Some(addr) => self.listen = Some(addr.to_string()),
         }
@@ -100,17 +101,29 @@ mod tests {
         let mut c = HttpConfig::default();
         assert_eq!(c.listen_addr().unwrap(), None);
         c.apply_flag(Some(""));
-        assert_eq!(c.listen_addr().unwrap(), Some("127.0.0.1:0".parse().unwrap()));
+        assert_eq!(
+            c.listen_addr().unwrap(),
+            Some("127.0.0.1:0".parse().unwrap())
+        );
         let mut c = HttpConfig {
             listen: Some("[::1]:8123".into()),
             ..Default::default()
         };
         c.apply_flag(Some(""));
-        assert_eq!(c.listen_addr().unwrap(), Some("[::1]:8123".parse().unwrap()));
+        assert_eq!(
+            c.listen_addr().unwrap(),
+            Some("[::1]:8123".parse().unwrap())
+        );
         c.apply_flag(Some("0.0.0.0:9000"));
-        assert_eq!(c.listen_addr().unwrap(), Some("0.0.0.0:9000".parse().unwrap()));
+        assert_eq!(
+            c.listen_addr().unwrap(),
+            Some("0.0.0.0:9000".parse().unwrap())
+        );
         c.apply_flag(Some("localhost:7"));
-        assert_eq!(c.listen_addr().unwrap(), Some("127.0.0.1:7".parse().unwrap()));
+        assert_eq!(
+            c.listen_addr().unwrap(),
+            Some("127.0.0.1:7".parse().unwrap())
+        );
         c.apply_flag(Some("nonsense"));
         assert!(c.listen_addr().is_err());
     }

@@ -32,7 +32,10 @@ pub const ALLOW_RULE: &str = "mcp__airlock__*";
 pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     let server = |key: &str, value: Val| Change::set(&["mcpServers", SERVER_NAME, key], value);
     let servers = match &opts.http_url {
-        Some(url) => super::http::claude(url).into_iter().map(|(k, v)| server(k, v)).collect(),
+        Some(url) => super::http::claude(url)
+            .into_iter()
+            .map(|(k, v)| server(k, v))
+            .collect(),
         None => vec![
             server("type", Val::from("stdio")),
             server("command", Val::from(super::path_str(&opts.command))),

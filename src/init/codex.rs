@@ -32,7 +32,10 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     let server = |key: &str, value: Val| Change::set(&["mcp_servers", SERVER_NAME, key], value);
     let env_vars = CONNECT_ENV_VARS.iter().map(|v| Val::from(*v)).collect();
     let mut changes: Vec<Change> = match &opts.http_url {
-        Some(url) => super::http::codex(url).into_iter().map(|(k, v)| server(k, v)).collect(),
+        Some(url) => super::http::codex(url)
+            .into_iter()
+            .map(|(k, v)| server(k, v))
+            .collect(),
         None => vec![
             server("command", Val::from(super::path_str(&opts.command))),
             server("args", super::connect_args()),

@@ -30,7 +30,10 @@ pub const EXCLUDED_TOOLS: &[&str] = &["run_shell_command", "replace"];
 pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     let server = |key: &str, value: Val| Change::set(&["mcpServers", SERVER_NAME, key], value);
     let mut changes: Vec<Change> = match &opts.http_url {
-        Some(url) => super::http::gemini(url).into_iter().map(|(k, v)| server(k, v)).collect(),
+        Some(url) => super::http::gemini(url)
+            .into_iter()
+            .map(|(k, v)| server(k, v))
+            .collect(),
         None => vec![
             server("command", Val::from(super::path_str(&opts.command))),
             server("args", super::connect_args()),

@@ -128,7 +128,11 @@ impl AirlockHandler {
     /// A handler for an HTTP request: a session's (`initialize`) agent is
     /// its own and disconnects when the session ends; a stateless request
     /// takes its agent from `pool`.
-    pub fn for_http(supervisor: Arc<Supervisor>, tools: Arc<[Tool]>, pool: Arc<dyn AgentPool>) -> Self {
+    pub fn for_http(
+        supervisor: Arc<Supervisor>,
+        tools: Arc<[Tool]>,
+        pool: Arc<dyn AgentPool>,
+    ) -> Self {
         let mut handler = Self::new(supervisor, tools);
         handler.pool = Some(pool);
         handler.disconnect_on_drop = true;
@@ -157,7 +161,8 @@ impl AirlockHandler {
             return (agent, Some(lease));
         }
         (
-            self.agent.get_or_register(&self.supervisor, client.as_ref()),
+            self.agent
+                .get_or_register(&self.supervisor, client.as_ref()),
             None,
         )
     }

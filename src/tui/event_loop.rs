@@ -100,7 +100,10 @@ pub async fn run(
     let secs = session.config.config.approval_timeout_secs;
     app.approval_timeout = (secs > 0).then(|| Duration::from_secs(secs));
     app.agent_timeouts = opts.agent_timeouts;
-    app.http = listening.http.as_ref().map(|h| (h.url.clone(), h.loopback()));
+    app.http = listening
+        .http
+        .as_ref()
+        .map(|h| (h.url.clone(), h.loopback()));
     let serving = tokio::spawn(server.serve(supervisor.clone()));
     if let Some(ready) = opts.on_ready {
         ready(&listening);

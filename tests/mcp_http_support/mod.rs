@@ -25,7 +25,10 @@ impl Endpoint {
     pub fn from_url(url: &str) -> Self {
         let rest = url.strip_prefix("http://").expect("an http URL");
         let (authority, path) = rest.split_once('/').expect("a path");
-        let secret = path.strip_prefix("mcp/").expect("/mcp/<secret>").to_string();
+        let secret = path
+            .strip_prefix("mcp/")
+            .expect("/mcp/<secret>")
+            .to_string();
         Self {
             url: url.to_string(),
             addr: authority.parse().expect("IP:PORT"),
@@ -136,7 +139,11 @@ pub async fn send(
     let req = req.body(Full::new(Bytes::from(body))).unwrap();
     let resp = sender.send_request(req).await.expect("send");
     let (parts, body) = resp.into_parts();
-    let body = body.collect().await.map(|c| c.to_bytes()).unwrap_or_default();
+    let body = body
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
     Reply {
         status: parts.status.as_u16(),
         headers: parts.headers,
@@ -223,12 +230,21 @@ impl Session {
         let a = self
             .rpc("tools/call", json!({"name": tool, "arguments": args}))
             .await;
-        a.get("result").cloned().unwrap_or_else(|| panic!("{tool}: {a}"))
+        a.get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{tool}: {a}"))
     }
 
     /// DELETE the session.
     pub async fn delete(&self) -> Reply {
-        send(self.ep.addr, "DELETE", &self.ep.path(), &self.headers(), Vec::new()).await
+        send(
+            self.ep.addr,
+            "DELETE",
+            &self.ep.path(),
+            &self.headers(),
+            Vec::new(),
+        )
+        .await
     }
 }
 
@@ -236,10 +252,20 @@ impl Session {
 pub async fn post(ep: &Endpoint, extra: &[(&'static str, String)], msg: &Value) -> Reply {
     let mut h = mcp_headers(ep);
     h.extend(extra.iter().cloned());
-    send(ep.addr, "POST", &ep.path(), &h, serde_json::to_vec(msg).unwrap()).await
+    send(
+        ep.addr,
+        "POST",
+        &ep.path(),
+        &h,
+        serde_json::to_vec(msg).unwrap(),
+    )
+    .await
 }
 
 /// The text of a tool result.
 pub fn result_text(result: &Value) -> String {
-    result["content"][0]["text"].as_str().unwrap_or("").to_string()
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
 }

@@ -111,7 +111,11 @@ impl Access {
         }
         own.dedup();
         let mut origin_list: Vec<String> = own.iter().map(|a| format!("http://{a}")).collect();
-        origin_list.extend(origins.iter().map(|o| o.trim().trim_end_matches('/').to_lowercase()));
+        origin_list.extend(
+            origins
+                .iter()
+                .map(|o| o.trim().trim_end_matches('/').to_lowercase()),
+        );
         own.extend(hosts.iter().map(|h| h.trim().to_lowercase()));
         Self {
             secret,
@@ -180,15 +184,21 @@ impl Access {
             .get(header::AUTHORIZATION)
             .map(|v| v.as_bytes())
             .map(|v| strip_bearer(v).unwrap_or(b"\0not a bearer token"));
-        let given: Vec<&[u8]> = in_path.map(str::as_bytes).into_iter().chain(bearer).collect();
+        let given: Vec<&[u8]> = in_path
+            .map(str::as_bytes)
+            .into_iter()
+            .chain(bearer)
+            .collect();
         if given.is_empty() {
             return Err(Refusal::MissingSecret);
         }
         // Every secret given must be right (no short-circuit on the first).
-        let right = given
-            .iter()
-            .fold(true, |ok, g| self.secret.matches(g) & ok);
-        if right { Ok(()) } else { Err(Refusal::WrongSecret) }
+        let right = given.iter().fold(true, |ok, g| self.secret.matches(g) & ok);
+        if right {
+            Ok(())
+        } else {
+            Err(Refusal::WrongSecret)
+        }
     }
 }
 
@@ -210,7 +220,10 @@ fn strip_bearer(v: &[u8]) -> Option<&[u8]> {
 
 /// The request path as it may be logged or audited: the secret replaced.
 pub fn redacted_path(path: &str) -> String {
-    match path.strip_prefix(MCP_PATH).and_then(|r| r.strip_prefix('/')) {
+    match path
+        .strip_prefix(MCP_PATH)
+        .and_then(|r| r.strip_prefix('/'))
+    {
         Some(rest) if !rest.is_empty() => format!("{MCP_PATH}/<secret>"),
         _ => path.chars().take(128).collect(),
     }
@@ -241,11 +254,23 @@ mod tests {
         let host = ("host", "127.0.0.1:4000");
         assert_eq!(a.check(&parts(&format!("/mcp/{s}"), &[host])), Ok(()));
         let bearer = format!("Bearer {s}");
-        assert_eq!(a.check(&parts("/mcp", &[host, ("authorization", &bearer)])), Ok(()));
-        assert_eq!(a.check(&parts("/mcp", &[host])), Err(Refusal::MissingSecret));
-        assert_eq!(a.check(&parts("/mcp/nope", &[host])), Err(Refusal::WrongSecret));
         assert_eq!(
-            a.check(&parts(&format!("/mcp/{s}"), &[host, ("authorization", "Bearer x")])),
+            a.check(&parts("/mcp", &[host, ("authorization", &bearer)])),
+            Ok(())
+        );
+        assert_eq!(
+            a.check(&parts("/mcp", &[host])),
+            Err(Refusal::MissingSecret)
+        );
+        assert_eq!(
+            a.check(&parts("/mcp/nope", &[host])),
+            Err(Refusal::WrongSecret)
+        );
+        assert_eq!(
+            a.check(&parts(
+                &format!("/mcp/{s}"),
+                &[host, ("authorization", "Bearer x")]
+            )),
             Err(Refusal::WrongSecret),
             "a wrong bearer token is refused even beside the right path"
         );

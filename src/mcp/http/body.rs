@@ -132,7 +132,10 @@ mod tests {
             Box::new(move || f.store(true, Ordering::SeqCst)),
         );
         let _ = body.collect().await;
-        assert!(!fired.load(Ordering::SeqCst), "a finished body is not abandoned");
+        assert!(
+            !fired.load(Ordering::SeqCst),
+            "a finished body is not abandoned"
+        );
     }
 }
 

@@ -29,8 +29,8 @@ pub mod agents;
 pub mod body;
 mod request;
 
-pub use crate::config::http::HttpConfig;
 use crate::config::http as config;
+pub use crate::config::http::HttpConfig;
 pub use access::{MCP_PATH, Secret};
 
 /// How long a client may take to send a request's headers.
@@ -87,7 +87,10 @@ impl HttpListening {
         if self.loopback() {
             format!("http: {}", self.url)
         } else {
-            format!("http: {} (listening on {}: reachable from other machines)", self.url, self.addr)
+            format!(
+                "http: {} (listening on {}: reachable from other machines)",
+                self.url, self.addr
+            )
         }
     }
 }
@@ -133,7 +136,11 @@ impl HttpServer {
         let listener = TcpListener::from_std(std_listener).map_err(bind_err)?;
         let addr = listener.local_addr().map_err(bind_err)?;
         let secret = Secret::generate();
-        let url = format!("http://{}{MCP_PATH}/{}", url_authority(addr), secret.expose());
+        let url = format!(
+            "http://{}{MCP_PATH}/{}",
+            url_authority(addr),
+            secret.expose()
+        );
         if !addr.ip().is_loopback() {
             tracing::warn!(%addr, "HTTP listens on a non-loopback address: other machines can reach it");
         }

@@ -11,9 +11,9 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::StreamableHttpService;
 use serde_json::Value;
 
 use super::access::{Access, MCP_PATH, Refusal, redacted_path};
@@ -60,9 +60,15 @@ impl State {
                     ),
                     BodyError::TooSlow => (
                         StatusCode::REQUEST_TIMEOUT,
-                        format!("request body not received within {}s", self.body_timeout.as_secs()),
+                        format!(
+                            "request body not received within {}s",
+                            self.body_timeout.as_secs()
+                        ),
                     ),
-                    BodyError::Failed(e) => (StatusCode::BAD_REQUEST, format!("reading the body failed: {e}")),
+                    BodyError::Failed(e) => (
+                        StatusCode::BAD_REQUEST,
+                        format!("reading the body failed: {e}"),
+                    ),
                 };
                 return self.refuse_plain(&what, status, &why, b"");
             }
@@ -107,9 +113,10 @@ impl State {
     ) -> BoxResponse {
         let mut response = self.refuse_plain(what, status, why, body);
         if matches!(refusal, Refusal::MissingSecret | Refusal::WrongSecret) {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"airlock\""));
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"airlock\""),
+            );
         }
         response
     }
@@ -130,7 +137,12 @@ impl State {
     }
 
     /// rmcp answered with an error status: audit it with rmcp's message.
-    async fn audit_error_response(&self, what: &str, response: BoxResponse, sent: &[u8]) -> BoxResponse {
+    async fn audit_error_response(
+        &self,
+        what: &str,
+        response: BoxResponse,
+        sent: &[u8],
+    ) -> BoxResponse {
         let (parts, body) = response.into_parts();
         let bytes = match tokio::time::timeout(Duration::from_secs(5), body.collect()).await {
             Ok(Ok(c)) => c.to_bytes(),
@@ -144,7 +156,12 @@ impl State {
 
     /// A request's SSE answer in a session: if the client drops it before
     /// the end, the request is cancelled (as a closed stdin cancels calls).
-    fn cancel_when_abandoned(&self, response: BoxResponse, session: String, id: Value) -> BoxResponse {
+    fn cancel_when_abandoned(
+        &self,
+        response: BoxResponse,
+        session: String,
+        id: Value,
+    ) -> BoxResponse {
         let sessions = self.sessions.clone();
         let (parts, body) = response.into_parts();
         let watched = WatchedBody::new(

@@ -246,7 +246,9 @@ mod http_tests {
         let mut term = Terminal::new(TestBackend::new(width, 2)).unwrap();
         term.draw(|f| super::draw(f, &app, f.area())).unwrap();
         let buf = term.backend().buffer();
-        (0..width).map(|x| buf[(x, 0)].symbol().to_string()).collect()
+        (0..width)
+            .map(|x| buf[(x, 0)].symbol().to_string())
+            .collect()
     }
 
     #[test]
