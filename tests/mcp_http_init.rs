@@ -90,6 +90,16 @@ async fn init_http_writes_each_agents_http_registration() {
     assert_eq!(entry["httpUrl"].as_str(), Some(url.as_str()), "{entry}");
     assert!(entry.get("command").is_none(), "{entry}");
 
+    // `airlock config` tells the URL while the supervisor runs.
+    let out = ws
+        .command()
+        .args(["config", "--workspace"])
+        .arg(&ws.root)
+        .output()
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&url), "airlock config: {text}");
     // The registered URL is the supervisor's: an agent using it is served.
     let ep = Endpoint::from_url(&url);
     let mut s = Session::open(&ep, "registered-agent").await;
