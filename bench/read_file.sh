@@ -162,7 +162,7 @@ http_json=$(AIRLOCK_NO_USER_CONFIG=1 python3 "$root/bench/rpc_bench_http.py" --j
     cat "$tmp/http.stderr" >&2
     exit 1
 }
-python3 - "$airlock_json" "$http_json" <<'EOF'
+python3 - "$(cat "$tmp/airlock.summary.json")" "$http_json" <<'EOF'
 import json, sys
 s, h = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 print(f"{'':<12} {'calls':>6} {'median':>10} {'p99':>10}   transport")

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use rmcp::model::Implementation;
 
 use crate::mcp::handler::AgentPool;
-use crate::supervisor::{AgentInfo, Supervisor};
+use crate::call::AgentInfo;
+use crate::supervisor::Supervisor;
 
 type Key = (String, String);
 
