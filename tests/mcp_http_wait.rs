@@ -13,13 +13,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use airlock::audit::AuditLog;
+use airlock::call::{ApprovedBy, Decision, EventBus};
 use airlock::config::http::HttpConfig;
 use airlock::mcp::http::HttpServer;
 use airlock::policy::Policy;
 use airlock::scope::Scope;
-use airlock::supervisor::{
-    ConfirmRequest, Confirmer, DecidedBy, Decision, EventBus, Supervisor, SupervisorParts,
-};
+use airlock::supervisor::{ConfirmRequest, Confirmer, Supervisor, SupervisorParts};
 use airlock::tools::{Limits, ToolRegistry};
 use async_trait::async_trait;
 use mcp_http_support::{Endpoint, Session};
@@ -42,7 +41,7 @@ impl Confirmer for Scripted {
         match self.delay {
             Some(d) => {
                 tokio::time::sleep(d).await;
-                Decision::approve(DecidedBy::User)
+                Decision::approve(ApprovedBy::User)
             }
             None => std::future::pending().await,
         }

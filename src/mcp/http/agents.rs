@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::Implementation;
 
-use crate::mcp::handler::AgentPool;
 use crate::call::AgentInfo;
+use crate::mcp::handler::AgentPool;
 use crate::supervisor::Supervisor;
 
 type Key = (String, String);
