@@ -39,6 +39,12 @@ struct SessionArgs {
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
 
+    /// Also serve MCP on Streamable HTTP, at ADDR (default: `[http]
+    /// listen`, else 127.0.0.1 on a free port). The URL, with its secret:
+    /// `airlock connect --print-url`.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
+    http: Option<String>,
+
     #[command(flatten)]
     run: RunArgs,
 }
@@ -73,6 +79,7 @@ impl SessionArgs {
         let (run, t) = (self.run, &top.run);
         SessionArgs {
             workspace: self.workspace.or_else(|| top.workspace.clone()),
+            http: self.http.or_else(|| top.http.clone()),
             run: RunArgs {
                 config: run.config.or_else(|| t.config.clone()),
                 mode: run.mode.or(t.mode),
@@ -92,12 +99,14 @@ struct Resolved {
     mode: Option<Mode>,
     sandbox: Option<SandboxMode>,
     allow_network: bool,
+    http: Option<String>,
 }
 
 impl Resolved {
     fn new(data_dir: Option<PathBuf>, s: SessionArgs) -> (Option<PathBuf>, Resolved) {
         let g = Resolved {
             data_dir,
+            http: s.http,
             config: s.run.config,
             mode: s.run.mode,
             sandbox: s.run.sandbox,
@@ -122,6 +131,10 @@ enum Command {
         /// Wait for a supervisor to start instead of failing.
         #[arg(long)]
         wait: bool,
+        /// Print the supervisor's Streamable HTTP URL (secret included)
+        /// and exit, instead of relaying.
+        #[arg(long)]
+        print_url: bool,
     },
     /// Configure an agent to use airlock: its MCP registration (`airlock
     /// connect`, with what that agent needs) and its own shell/write/edit
@@ -149,6 +162,10 @@ enum Command {
         /// MCP servers, in untrusted folders).
         #[arg(long)]
         trust_folder: bool,
+        /// Register the running supervisor's Streamable HTTP URL (start it
+        /// with `airlock --http`) instead of `airlock connect`.
+        #[arg(long)]
+        http: bool,
     },
     /// Try airlock on a throw-away sample workspace, with a built-in agent
     /// that makes every kind of call and waits for your answers.
@@ -157,7 +174,7 @@ enum Command {
     /// unless --approve-all is given.
     Serve {
         /// Serve on stdin/stdout.
-        #[arg(long, required = true)]
+        #[arg(long, required_unless_present = "http", conflicts_with = "http")]
         stdio: bool,
         /// Approve every call that would need a human (audited as such).
         #[arg(long)]
@@ -188,14 +205,10 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    // `serve --stdio` serves one connection: one thread runs it (blocking
-    // work still goes to tokio's blocking pool). Sharing a call's steps
-    // between worker threads cost more than they ran (thread wake-ups on
-    // every hop; see README "Benchmarks").
-    let mut builder = match cli.command {
-        Some(Command::Serve { stdio: true, .. }) => tokio::runtime::Builder::new_current_thread(),
-        _ => tokio::runtime::Builder::new_multi_thread(),
-    };
+    // Multi-threaded for every command: on one thread a stream of read-only
+    // calls (answered inline) starved a running bash call of the thread it
+    // needs to finish (tests/log_crash.rs).
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
     let runtime = builder
         .enable_all()
         .build()
@@ -209,12 +222,32 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let workspace = session::canonical_workspace(&opts.workspace)?;
             let loaded = airlock::config::load(&workspace, opts.config_file.as_deref())?;
             print!("{}", airlock::config::describe(&loaded));
+            if let Ok(url) = airlock::mcp::discovery::http_url_for(&workspace) {
+                println!("# a running supervisor serves Streamable HTTP at {url}");
+            }
             if let Some(m) = opts.policy_mode {
                 println!("# --mode {} overrides mode for this run", m.as_str());
             }
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Connect { socket, wait }) => {
+        Some(Command::Connect {
+            socket: _,
+            wait: _,
+            print_url: true,
+        }) => {
+            let dir = std::env::current_dir().context("cannot read the current directory")?;
+            match airlock::mcp::discovery::http_url_for(&dir) {
+                Ok(url) => {
+                    println!("{url}");
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprintln!("airlock connect: {e}");
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        Some(Command::Connect { socket, wait, .. }) => {
             let say = |msg: &str| eprintln!("airlock connect: {msg}");
             match runtime.block_on(airlock::mcp::relay::connect(socket, wait, say)) {
                 Ok(code) => Ok(code),
@@ -225,7 +258,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Some(Command::Serve {
-            stdio: _,
+            stdio,
             approve_all,
             session: sub,
         }) => {
@@ -235,9 +268,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 Arc::new(HeadlessConfirmer)
             };
-            let opts = session_options(workspace, &global, "serve-stdio")?;
+            let mode = if stdio { "serve-stdio" } else { "serve-http" };
+            let opts = session_options(workspace, &global, mode)?;
             let _log = init_logging(&opts)?;
             let session = start(&opts, &global, confirmer)?;
+            if !stdio {
+                // The URL (secret included) is the first line on stderr.
+                let http = session.config.config.http.clone();
+                runtime.block_on(airlock::mcp::http::serve_headless(
+                    session.supervisor.clone(),
+                    &http,
+                    |l| eprintln!("{}", l.url),
+                ))?;
+                return Ok(ExitCode::SUCCESS);
+            }
             tracing::info!(audit = %session.audit_path.display(), "serving MCP on stdio");
             runtime.block_on(airlock::mcp::serve_stdio(session.supervisor.clone()))?;
             session.supervisor.shutdown("stdin closed");
@@ -250,6 +294,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             remove,
             dry_run,
             trust_folder,
+            http,
         }) => {
             let dir = match workspace.or(top.workspace) {
                 Some(w) => w,
@@ -257,6 +302,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let project_dir = std::fs::canonicalize(&dir)
                 .with_context(|| format!("cannot open the project directory {}", dir.display()))?;
+            let http_url = match http && !remove {
+                true => Some(airlock::mcp::discovery::http_url_for(&project_dir)?),
+                false => None,
+            };
             let opts = airlock::init::Options {
                 agent,
                 action: if remove {
@@ -271,6 +320,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 homes: airlock::init::AgentHomes::from_env()?,
                 project_dir,
                 record_dir: airlock::dirs::data_dir(data_dir.as_deref()).join("init"),
+                http_url,
             };
             let report = airlock::init::run(&opts)?;
             // A closed stdout (`| head`) is not an error worth a panic.
@@ -280,6 +330,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Demo(run)) => {
             let sub = SessionArgs {
                 workspace: None,
+                http: None,
                 run,
             };
             let (_, global) = Resolved::new(data_dir, sub.or(&top));
@@ -365,6 +416,9 @@ fn print_where_agents_connect(l: &airlock::mcp::Listening) {
     println!("  socket:      {}", l.socket.display());
     println!("  agents run:  airlock connect   (from inside the workspace, or with --socket)");
     println!("  MCP config:  {config}");
+    if let Some(http) = &l.http {
+        println!("  {}", http.describe());
+    }
     println!("  audit trail: {}", l.audit.display());
     println!(
         "No terminal, so no approval prompt: calls that need a human are denied. Ctrl-C stops."
@@ -379,12 +433,16 @@ fn print_where_agents_connect(l: &airlock::mcp::Listening) {
 async fn supervise(
     session: &session::Session,
     requests: tokio::sync::mpsc::UnboundedReceiver<airlock::tui::ConfirmMsg>,
-    opts: airlock::tui::Options,
+    mut opts: airlock::tui::Options,
     demo: Option<&airlock::demo::Demo>,
 ) -> anyhow::Result<airlock::tui::Ended> {
     let runtime = airlock::dirs::runtime_dir().map_err(airlock::mcp::SocketError::RuntimeDir)?;
     let server = airlock::mcp::SocketServer::bind(&runtime, session)?;
     let listening = server.listening().clone();
+    opts.http = listening
+        .http
+        .as_ref()
+        .map(|h| (h.url.clone(), h.loopback()));
     // Subscribed before agents can connect, so the screen misses nothing.
     let tui = airlock::tui::Attached::new(session, &listening.socket, opts);
     let serving = tokio::spawn(server.serve(session.supervisor.clone()));
@@ -452,7 +510,12 @@ fn start(
         mode: global.sandbox,
         allow_network: global.allow_network.then_some(true),
     };
-    let session = session::start_with(opts, &flags, confirmer)?;
+    let mut session = session::start_with(opts, &flags, confirmer)?;
+    session
+        .config
+        .config
+        .http
+        .apply_flag(global.http.as_deref());
     let sb = session.sandbox_status();
     let configured_off = sb.mode == SandboxMode::Off;
     if sb.state != SandboxState::Enforced && !configured_off {

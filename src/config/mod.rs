@@ -19,6 +19,7 @@ use crate::tools::bash::BashConfig;
 use crate::tools::{Limits, ToolsConfig};
 
 mod describe;
+pub mod http;
 pub use describe::describe;
 
 /// The built-in defaults, embedded from `assets/default-config.toml`.
@@ -72,6 +73,8 @@ pub struct Config {
     pub bash: BashConfig,
     /// The kernel sandbox around the bash tool's shells.
     pub sandbox: SandboxConfig,
+    /// Streamable HTTP (`[http]`).
+    pub http: http::HttpConfig,
 }
 
 /// Where a layer of configuration came from.

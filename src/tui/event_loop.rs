@@ -44,6 +44,9 @@ pub struct Options {
     /// How long known agents wait for a call, as their own config says
     /// (display name → seconds), overriding the clients' defaults.
     pub agent_timeouts: Vec<(String, u64)>,
+    /// The Streamable HTTP endpoint for the status bar: its URL, and
+    /// whether only this machine can reach it (`None`: HTTP is off).
+    pub http: Option<(String, bool)>,
 }
 
 /// What the session left behind.
@@ -64,6 +67,7 @@ pub struct Attached {
     header: Header,
     approval_timeout: Option<Duration>,
     agent_timeouts: Vec<(String, u64)>,
+    http: Option<(String, bool)>,
     tz: FixedOffset,
 }
 
@@ -92,6 +96,7 @@ impl Attached {
             header,
             approval_timeout: (secs > 0).then(|| Duration::from_secs(secs)),
             agent_timeouts: opts.agent_timeouts,
+            http: opts.http,
             tz,
         }
     }
@@ -105,6 +110,7 @@ impl Attached {
         requests: mpsc::UnboundedReceiver<ConfirmMsg>,
     ) -> std::io::Result<Ended> {
         let mut app = App::new(self.header, Utc::now(), self.tz, Rect::default());
+        app.http = self.http;
         if let Some(live) = app.live_mut() {
             live.approval_timeout = self.approval_timeout;
             live.agent_timeouts = self.agent_timeouts;

@@ -81,6 +81,9 @@ pub enum Mode {
 pub struct App {
     /// The session.
     pub header: Header,
+    /// The Streamable HTTP endpoint: its URL, and whether only this
+    /// machine can reach it (`None`: HTTP is off).
+    pub http: Option<(String, bool)>,
     /// The time as of the last message (drawing never reads the clock).
     pub now: DateTime<Utc>,
     /// Times are shown at this offset from UTC.
@@ -123,6 +126,7 @@ impl App {
     ) -> Self {
         Self {
             header,
+            http: None,
             now,
             tz,
             size,

@@ -71,6 +71,26 @@ pub fn draw(f: &mut Frame, app: &StatusBar, area: Rect) {
             Span::raw(" "),
         ],
     ));
+    // Streamable HTTP: the URL when there is room; an address other
+    // machines can reach is always said.
+    if let Some((url, loopback)) = &app.http {
+        if !*loopback {
+            first.push(Part::new(
+                0,
+                vec![Span::styled(
+                    "· HTTP reachable from other machines ",
+                    Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+                )],
+            ));
+        }
+        first.push(Part::new(
+            3,
+            vec![
+                Span::styled("· or ", theme::dim()),
+                Span::raw(format!("{url} ")),
+            ],
+        ));
+    }
     let mut second = Vec::new();
     // The bash sandbox: a sandbox that holds is said briefly; one that
     // does not is said in full, with its reason, and never dropped.
@@ -224,4 +244,42 @@ pub fn hints(ctx: Context) -> Vec<Span<'static>> {
         out.push(Span::raw(format!(" {what}  ")));
     }
     out
+}
+
+#[cfg(test)]
+mod http_tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::layout::Rect;
+
+    use crate::tui::app::{App, Header};
+
+    fn first_line(http: Option<(&str, bool)>, width: u16) -> String {
+        let header = Header {
+            workspace: "/w".into(),
+            socket: "/s.sock".into(),
+            audit: "/a.jsonl".into(),
+            label: None,
+            sandbox: None,
+        };
+        let tz = chrono::FixedOffset::east_opt(0).unwrap();
+        let mut app = App::new(header, chrono::Utc::now(), tz, Rect::new(0, 0, width, 2));
+        app.http = http.map(|(u, l)| (u.to_string(), l));
+        let mut term = Terminal::new(TestBackend::new(width, 2)).unwrap();
+        term.draw(|f| super::draw(f, &app, f.area())).unwrap();
+        let buf = term.backend().buffer();
+        (0..width)
+            .map(|x| buf[(x, 0)].symbol().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_http_url_is_shown_and_a_reachable_address_always_said() {
+        let url = "http://127.0.0.1:4000/mcp/abc";
+        assert!(first_line(Some((url, true)), 160).contains(url));
+        assert!(!first_line(None, 160).contains("http"));
+        // Narrow: the URL gives way, the warning does not.
+        let narrow = first_line(Some(("http://0.0.0.0:4000/mcp/abc", false)), 80);
+        assert!(narrow.contains("reachable from other machines"), "{narrow}");
+    }
 }
