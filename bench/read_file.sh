@@ -149,3 +149,24 @@ if check and not (ok_floor and ok_fs):
     print("FAIL: a target was missed", file=sys.stderr)
     sys.exit(3)
 EOF
+
+# Streamable HTTP (issue 16): the same reads through `airlock serve --http`,
+# one MCP session on one keep-alive connection (bench/rpc_bench_http.py),
+# reported beside stdio.
+echo "== $calls x read_file via airlock serve --http" >&2
+http_json=$(AIRLOCK_NO_USER_CONFIG=1 python3 "$root/bench/rpc_bench_http.py" --json --calls "$calls" \
+    --warmup "$warmup" --expect BENCH-FIRST-LINE --expect BENCH-LAST-LINE --name airlock-http \
+    --tool read_file --path "$file" --stderr "$tmp/http.stderr" -- \
+    "$airlock" serve --http --workspace "$ws" --data-dir "$tmp/data") || {
+    echo "airlock over HTTP failed; its stderr:" >&2
+    cat "$tmp/http.stderr" >&2
+    exit 1
+}
+python3 - "$(cat "$tmp/airlock.summary.json")" "$http_json" <<'EOF'
+import json, sys
+s, h = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+print(f"{'':<12} {'calls':>6} {'median':>10} {'p99':>10}   transport")
+for label, r in (("airlock", s), ("airlock", h)):
+    print(f"{label:<12} {r['calls']:>6} {r['median_us']:>8.1f}us {r['p99_us']:>8.1f}us   {'stdio' if r is s else 'Streamable HTTP'}")
+print(f"HTTP / stdio median: {h['median_us'] / s['median_us']:.2f}x")
+EOF

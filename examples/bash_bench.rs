@@ -18,9 +18,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use airlock::config::BashConfig;
 use airlock::sandbox::{Sandbox, SandboxConfig};
 use airlock::scope::{DEFAULT_EXCLUDED, Exclusions};
+use airlock::tools::bash::BashConfig;
 use airlock::tools::bash::{Ending, EnvFilter, Shell, ShellConfig};
 
 fn quantile(sorted: &[Duration], q: f64) -> Duration {

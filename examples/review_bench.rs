@@ -44,7 +44,7 @@ fn main() -> anyhow::Result<()> {
         let start = Instant::now();
         let review = Review::load(&trail)?;
         let loaded = Instant::now();
-        let app = review.into_app(Utc::now(), tz, area);
+        let app = App::reviewing(review, Utc::now(), tz, area);
         let built = Instant::now();
         draw(&app)?;
         let drawn = Instant::now();
@@ -55,10 +55,7 @@ fn main() -> anyhow::Result<()> {
         last = Some(app);
     }
     let Some(mut app) = last else { bail!("no run") };
-    let r = app
-        .review
-        .as_ref()
-        .map(|r| (r.timeline.records, r.verify.is_ok()));
+    let r = app.review().map(|r| (r.timeline.records, r.verify.is_ok()));
     if r != Some((RECORDS, true)) {
         bail!("the review read {r:?}, expected {RECORDS} records that verify");
     }
@@ -92,7 +89,7 @@ fn main() -> anyhow::Result<()> {
 
 fn draw(app: &App) -> anyhow::Result<()> {
     let mut term = Terminal::new(TestBackend::new(SIZE.0, SIZE.1))?;
-    term.draw(|f| airlock::tui::ui::draw(f, app))?;
+    term.draw(|f| airlock::tui::draw(f, app))?;
     Ok(())
 }
 

@@ -80,7 +80,7 @@ fn main() {
 
     let calls_pane = measure(w, h, |f| {
         let area = f.area();
-        airlock::tui::ui::calls::draw(f, &app, area)
+        airlock::tui::ui::calls::draw(f, &app.calls_pane(area), area)
     });
     report("calls pane", w, h, &calls_pane);
     // Scrolled to the middle: the same cost wherever the view is.
@@ -96,10 +96,10 @@ fn main() {
     }
     let middle = measure(w, h, |f| {
         let area = f.area();
-        airlock::tui::ui::calls::draw(f, &app, area)
+        airlock::tui::ui::calls::draw(f, &app.calls_pane(area), area)
     });
     report("calls pane, scrolled to the middle", w, h, &middle);
-    let screen = measure(w, h, |f| airlock::tui::ui::draw(f, &app));
+    let screen = measure(w, h, |f| airlock::tui::draw(f, &app));
     report("whole screen", w, h, &screen);
 
     // A prompt for a 10,000-line command over the 100,000 calls: every
@@ -128,7 +128,7 @@ fn main() {
             source: "built-in".into(),
         },
     });
-    let prompt_frames = measure(w, h, |f| airlock::tui::ui::draw(f, &app));
+    let prompt_frames = measure(w, h, |f| airlock::tui::draw(f, &app));
     report(
         "whole screen with a prompt for a 10,000-line command",
         w,

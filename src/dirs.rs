@@ -1,10 +1,22 @@
-//! Where airlock keeps things: audit trails and logs (data directory), the
+//! Where airlock keeps things and what its files are called: the config
+//! files (user and project), audit trails and logs (data directory), the
 //! per-workspace socket (private runtime directory).
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
+
+/// The project config file's name, in the workspace.
+pub const PROJECT_CONFIG: &str = ".airlock.toml";
+
+/// The user config file's name, in the user config directory.
+pub const USER_CONFIG: &str = "config.toml";
+
+/// The user config file (`~/.config/airlock/config.toml` on Linux).
+pub fn user_config_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "airlock").map(|d| d.config_dir().join(USER_CONFIG))
+}
 
 /// The data directory: `--data-dir`/`AIRLOCK_DATA_DIR`, else the platform's
 /// (`~/.local/share/airlock` on Linux).

@@ -39,6 +39,12 @@ struct SessionArgs {
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
 
+    /// Also serve MCP on Streamable HTTP, at ADDR (default: `[http]
+    /// listen`, else 127.0.0.1 on a free port). The URL, with its secret:
+    /// `airlock connect --print-url`.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "")]
+    http: Option<String>,
+
     #[command(flatten)]
     run: RunArgs,
 }
@@ -73,6 +79,7 @@ impl SessionArgs {
         let (run, t) = (self.run, &top.run);
         SessionArgs {
             workspace: self.workspace.or_else(|| top.workspace.clone()),
+            http: self.http.or_else(|| top.http.clone()),
             run: RunArgs {
                 config: run.config.or_else(|| t.config.clone()),
                 mode: run.mode.or(t.mode),
@@ -92,12 +99,14 @@ struct Resolved {
     mode: Option<Mode>,
     sandbox: Option<SandboxMode>,
     allow_network: bool,
+    http: Option<String>,
 }
 
 impl Resolved {
     fn new(data_dir: Option<PathBuf>, s: SessionArgs) -> (Option<PathBuf>, Resolved) {
         let g = Resolved {
             data_dir,
+            http: s.http,
             config: s.run.config,
             mode: s.run.mode,
             sandbox: s.run.sandbox,
@@ -122,6 +131,10 @@ enum Command {
         /// Wait for a supervisor to start instead of failing.
         #[arg(long)]
         wait: bool,
+        /// Print the supervisor's Streamable HTTP URL (secret included)
+        /// and exit, instead of relaying.
+        #[arg(long)]
+        print_url: bool,
     },
     /// Configure an agent to use airlock: its MCP registration (`airlock
     /// connect`, with what that agent needs) and its own shell/write/edit
@@ -149,6 +162,10 @@ enum Command {
         /// MCP servers, in untrusted folders).
         #[arg(long)]
         trust_folder: bool,
+        /// Register the running supervisor's Streamable HTTP URL (start it
+        /// with `airlock --http`) instead of `airlock connect`.
+        #[arg(long)]
+        http: bool,
     },
     /// Try airlock on a throw-away sample workspace, with a built-in agent
     /// that makes every kind of call and waits for your answers.
@@ -157,7 +174,7 @@ enum Command {
     /// unless --approve-all is given.
     Serve {
         /// Serve on stdin/stdout.
-        #[arg(long, required = true)]
+        #[arg(long, required_unless_present = "http", conflicts_with = "http")]
         stdio: bool,
         /// Approve every call that would need a human (audited as such).
         #[arg(long)]
@@ -246,14 +263,10 @@ fn hook(opts: airlock::hooks::client::Options) -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    // `serve --stdio` serves one connection: one thread runs it (blocking
-    // work still goes to tokio's blocking pool). Sharing a call's steps
-    // between worker threads cost more than they ran (thread wake-ups on
-    // every hop; see README "Benchmarks").
-    let mut builder = match cli.command {
-        Some(Command::Serve { stdio: true, .. }) => tokio::runtime::Builder::new_current_thread(),
-        _ => tokio::runtime::Builder::new_multi_thread(),
-    };
+    // Multi-threaded for every command: on one thread a stream of read-only
+    // calls (answered inline) starved a running bash call of the thread it
+    // needs to finish (tests/log_crash.rs).
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
     let runtime = builder
         .enable_all()
         .build()
@@ -267,12 +280,32 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let workspace = session::canonical_workspace(&opts.workspace)?;
             let loaded = airlock::config::load(&workspace, opts.config_file.as_deref())?;
             print!("{}", airlock::config::describe(&loaded));
+            if let Ok(url) = airlock::mcp::discovery::http_url_for(&workspace) {
+                println!("# a running supervisor serves Streamable HTTP at {url}");
+            }
             if let Some(m) = opts.policy_mode {
                 println!("# --mode {} overrides mode for this run", m.as_str());
             }
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Connect { socket, wait }) => {
+        Some(Command::Connect {
+            socket: _,
+            wait: _,
+            print_url: true,
+        }) => {
+            let dir = std::env::current_dir().context("cannot read the current directory")?;
+            match airlock::mcp::discovery::http_url_for(&dir) {
+                Ok(url) => {
+                    println!("{url}");
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprintln!("airlock connect: {e}");
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        Some(Command::Connect { socket, wait, .. }) => {
             let say = |msg: &str| eprintln!("airlock connect: {msg}");
             match runtime.block_on(airlock::mcp::relay::connect(socket, wait, say)) {
                 Ok(code) => Ok(code),
@@ -283,7 +316,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Some(Command::Serve {
-            stdio: _,
+            stdio,
             approve_all,
             session: sub,
         }) => {
@@ -293,9 +326,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 Arc::new(HeadlessConfirmer)
             };
-            let opts = session_options(workspace, &global, "serve-stdio")?;
+            let mode = if stdio { "serve-stdio" } else { "serve-http" };
+            let opts = session_options(workspace, &global, mode)?;
             let _log = init_logging(&opts)?;
             let session = start(&opts, &global, confirmer)?;
+            if !stdio {
+                // The URL (secret included) is the first line on stderr.
+                let http = session.config.config.http.clone();
+                runtime.block_on(airlock::mcp::http::serve_headless(
+                    session.supervisor.clone(),
+                    &http,
+                    |l| eprintln!("{}", l.url),
+                ))?;
+                return Ok(ExitCode::SUCCESS);
+            }
             tracing::info!(audit = %session.audit_path.display(), "serving MCP on stdio");
             runtime.block_on(airlock::mcp::serve_stdio(session.supervisor.clone()))?;
             session.supervisor.shutdown("stdin closed");
@@ -308,6 +352,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             remove,
             dry_run,
             trust_folder,
+            http,
         }) => {
             let dir = match workspace.or(top.workspace) {
                 Some(w) => w,
@@ -315,6 +360,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let project_dir = std::fs::canonicalize(&dir)
                 .with_context(|| format!("cannot open the project directory {}", dir.display()))?;
+            let http_url = match http && !remove {
+                true => Some(airlock::mcp::discovery::http_url_for(&project_dir)?),
+                false => None,
+            };
             let opts = airlock::init::Options {
                 agent,
                 action: if remove {
@@ -329,6 +378,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 homes: airlock::init::AgentHomes::from_env()?,
                 project_dir,
                 record_dir: airlock::dirs::data_dir(data_dir.as_deref()).join("init"),
+                http_url,
             };
             let report = airlock::init::run(&opts)?;
             // A closed stdout (`| head`) is not an error worth a panic.
@@ -338,6 +388,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Demo(run)) => {
             let sub = SessionArgs {
                 workspace: None,
+                http: None,
                 run,
             };
             let (_, global) = Resolved::new(data_dir, sub.or(&top));
@@ -349,13 +400,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let session = start(&opts, &global, Arc::new(confirmer))?;
             let tui = airlock::tui::Options {
                 label: Some("demo".into()),
-                on_ready: Some(demo.agent_starter()),
                 ..Default::default()
             };
-            let ended = runtime.block_on(async {
-                serve_hooks_beside_tui(&session);
-                airlock::tui::run(&session, requests, tui).await
-            })?;
+            let ended = runtime.block_on(supervise(&session, requests, tui, Some(&demo)))?;
             print_ended(&ended);
             Ok(ExitCode::SUCCESS)
         }
@@ -379,7 +426,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 anyhow::bail!("review needs a terminal; `airlock log` prints the same trail");
             }
             let data = airlock::dirs::data_dir(data_dir.as_deref());
-            runtime.block_on(airlock::tui::review::run_command(&args, &data))?;
+            runtime.block_on(airlock::tui::run_review_command(&args, &data))?;
             Ok(ExitCode::SUCCESS)
         }
         None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
@@ -392,10 +439,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 agent_timeouts: agent_timeouts(&session),
                 ..Default::default()
             };
-            let ended = runtime.block_on(async {
-                serve_hooks_beside_tui(&session);
-                airlock::tui::run(&session, requests, tui).await
-            })?;
+            let ended = runtime.block_on(supervise(&session, requests, tui, None))?;
             print_ended(&ended);
             Ok(ExitCode::SUCCESS)
         }
@@ -436,6 +480,9 @@ fn print_where_agents_connect(l: &airlock::mcp::Listening) {
     println!("  socket:      {}", l.socket.display());
     println!("  agents run:  airlock connect   (from inside the workspace, or with --socket)");
     println!("  MCP config:  {config}");
+    if let Some(http) = &l.http {
+        println!("  {}", http.describe());
+    }
     println!("  audit trail: {}", l.audit.display());
     println!(
         "No terminal, so no approval prompt: calls that need a human are denied. Ctrl-C stops."
@@ -456,16 +503,42 @@ fn serve_hooks(
     Ok(())
 }
 
-/// The hook socket of the TUI's supervisor, beside the socket the TUI
-/// binds (nothing is printed: the terminal is the TUI's).
-fn serve_hooks_beside_tui(session: &session::Session) {
-    match airlock::dirs::runtime_dir() {
-        Ok(runtime) => {
-            let socket = airlock::dirs::socket_path(&runtime, &session.workspace);
-            let _ = serve_hooks(&socket, session.supervisor.clone());
-        }
-        Err(e) => tracing::warn!("cannot answer agent hooks: {e}"),
+/// Serve agents on the workspace's socket and run the TUI on `session`
+/// until the human quits or a signal stops the supervisor (the demo's
+/// agent starts once agents can connect). The socket server belongs to
+/// the session, not the UI: the TUI only consumes its events and answers
+/// its confirmer.
+async fn supervise(
+    session: &session::Session,
+    requests: tokio::sync::mpsc::UnboundedReceiver<airlock::tui::ConfirmMsg>,
+    mut opts: airlock::tui::Options,
+    demo: Option<&airlock::demo::Demo>,
+) -> anyhow::Result<airlock::tui::Ended> {
+    let runtime = airlock::dirs::runtime_dir().map_err(airlock::mcp::SocketError::RuntimeDir)?;
+    let server = airlock::mcp::SocketServer::bind(&runtime, session)?;
+    let listening = server.listening().clone();
+    // The agents' hooks, beside the MCP socket (nothing is printed: the
+    // terminal is the TUI's; a failure is logged and their calls go to the
+    // agents' own approval).
+    let _ = serve_hooks(&listening.socket, session.supervisor.clone());
+    opts.http = listening
+        .http
+        .as_ref()
+        .map(|h| (h.url.clone(), h.loopback()));
+    // Subscribed before agents can connect, so the screen misses nothing.
+    let tui = airlock::tui::Attached::new(session, &listening.socket, opts);
+    let serving = tokio::spawn(server.serve(session.supervisor.clone()));
+    if let Some(demo) = demo {
+        demo.start_agent(&listening);
     }
+    let ended = tui.run(requests).await;
+    if tokio::time::timeout(std::time::Duration::from_secs(10), serving)
+        .await
+        .is_err()
+    {
+        tracing::warn!("the socket server did not stop in time");
+    }
+    Ok(ended?)
 }
 
 /// What the TUI leaves on the terminal once it is gone.
@@ -519,7 +592,12 @@ fn start(
         mode: global.sandbox,
         allow_network: global.allow_network.then_some(true),
     };
-    let session = session::start_with(opts, &flags, confirmer)?;
+    let mut session = session::start_with(opts, &flags, confirmer)?;
+    session
+        .config
+        .config
+        .http
+        .apply_flag(global.http.as_deref());
     let sb = session.sandbox_status();
     let configured_off = sb.mode == SandboxMode::Off;
     if sb.state != SandboxState::Enforced && !configured_off {

@@ -12,7 +12,6 @@ use crate::sandbox::{Sandbox, SandboxOverrides, SandboxState, SandboxStatus};
 use crate::scope::Scope;
 use crate::supervisor::{Confirmer, Supervisor, SupervisorParts};
 use crate::tools::ToolRegistry;
-use crate::tools::bash::Bash;
 
 /// What a session is started with (from the command line).
 #[derive(Debug, Clone)]
@@ -113,16 +112,13 @@ pub fn start_with(
     let workspace = canonical_workspace(&opts.workspace)?;
     let loaded = config::load_with(&workspace, opts.config_file.as_deref(), opts.user_config)?;
     let cfg = &loaded.config;
-    let mut tools = ToolRegistry::from_config(cfg)?;
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let scope = Scope::new(&workspace, &cfg.scope.extra_roots, &cfg.scope.excluded)?
         .with_hard_links(cfg.scope.hard_links)
         .with_deny_read(&cfg.sandbox.deny_read, home.as_deref());
     let sandbox = Sandbox::new(&sandbox.apply(&cfg.sandbox), &workspace, scope.exclusions());
     log_sandbox(sandbox.status());
-    if tools.get("bash").is_some() {
-        tools.insert(Arc::new(Bash::new(&cfg.bash).with_sandbox(sandbox.clone())));
-    }
+    let tools = ToolRegistry::configured(&cfg.tools, &cfg.bash, Some(sandbox.clone()))?;
     let data_dir = crate::dirs::data_dir(opts.data_dir.as_deref());
     let (audit, id) = AuditLog::create_in(&crate::dirs::audit_dir(&data_dir))?;
     let audit = Arc::new(audit);

@@ -155,7 +155,7 @@ async fn commands_round_trip_through_the_trail_and_every_reader() {
     for (e, c) in t.calls.iter().zip(COMMANDS) {
         assert_eq!(e.call.args["command"], *c);
     }
-    let mut app = airlock::tui::review::open(
+    let mut app = airlock::tui::App::open_review(
         &trail,
         chrono::Utc::now(),
         chrono::FixedOffset::east_opt(0).unwrap(),
@@ -164,7 +164,7 @@ async fn commands_round_trip_through_the_trail_and_every_reader() {
     .unwrap();
     let draw = |app: &airlock::tui::App| {
         let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 60)).unwrap();
-        term.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
+        term.draw(|f| airlock::tui::draw(f, app)).unwrap();
         term.backend().to_string()
     };
     let list = draw(&app);

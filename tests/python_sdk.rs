@@ -1,6 +1,8 @@
 //! The official MCP Python SDK (`mcp` on PyPI), in its legacy and auto
 //! connect modes, against the real binary: through `airlock serve --stdio`
-//! and through `airlock connect` to a running supervisor. The checks live in
+//! through `airlock connect` to a running supervisor, and over Streamable
+//! HTTP to a supervisor started with `--http` (the URL from `airlock connect
+//! --print-url`). The checks live in
 //! tests/python/sdk_compat.py; this test prepares the processes and reads
 //! the audit trail afterwards.
 //!
@@ -91,7 +93,11 @@ fn run_script(python: &Path, d: &Dirs, server: &[&str]) {
     cmd.arg(SCRIPT)
         .arg("--workspace")
         .arg(&d.ws)
-        .arg("--")
+        .args(if server.first() == Some(&"--url") {
+            &[][..]
+        } else {
+            &["--"][..]
+        })
         .args(server)
         .env("AIRLOCK_NO_USER_CONFIG", "1")
         .env("AIRLOCK_RUNTIME_DIR", &d.run)
@@ -302,6 +308,50 @@ fn python_sdk_over_connect_to_supervisor() {
     assert!(
         connected >= 2,
         "one agent per connection: expected >= 2 agent_connected, found {connected}"
+    );
+    check_audit(&d.data);
+}
+
+#[test]
+fn python_sdk_over_http_to_supervisor() {
+    let Some(python) = python() else { return };
+    let d = dirs();
+    let bin = env!("CARGO_BIN_EXE_airlock");
+    let supervisor = Command::new(bin)
+        .arg("--workspace")
+        .arg(&d.ws)
+        .arg("--data-dir")
+        .arg(&d.data)
+        .arg("--http")
+        .env("AIRLOCK_NO_USER_CONFIG", "1")
+        .env("AIRLOCK_RUNTIME_DIR", &d.run)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut supervisor = Guard(supervisor);
+    wait_for_socket(&d.run, &mut supervisor.0);
+    let out = Command::new(bin)
+        .args(["connect", "--print-url"])
+        .current_dir(&d.ws)
+        .env("AIRLOCK_RUNTIME_DIR", &d.run)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "connect --print-url: {out:?}");
+    let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.contains("/mcp/"),
+        "{url}"
+    );
+    run_script(&python, &d, &["--url", &url]);
+    stop(&mut supervisor.0);
+    let records = audit_records(&d.data);
+    let secret = url.rsplit('/').next().unwrap();
+    let trail = serde_json::to_string(&records).unwrap();
+    assert!(
+        !trail.contains(secret),
+        "the secret is not in the audit trail"
     );
     check_audit(&d.data);
 }

@@ -61,7 +61,7 @@ fn row(app: &App, y: u16) -> (String, Option<Color>) {
         app.size.height,
     ))
     .unwrap();
-    t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
+    t.draw(|f| airlock::tui::draw(f, app)).unwrap();
     let buf = t.backend().buffer();
     let text: String = (0..app.size.width)
         .map(|x| buf[(x, y)].symbol().to_string())
@@ -105,11 +105,11 @@ fn slash_filters_on_text_who_and_decision_and_esc_clears() {
     // `/` reopens the field with the filter; Esc in it clears the filter.
     app.update(key('/'));
     assert_eq!(
-        app.review.as_ref().unwrap().typing.as_ref().unwrap().text(),
+        app.review().unwrap().typing.as_ref().unwrap().text(),
         "rm -rf"
     );
     app.update(code(KeyCode::Esc));
-    assert!(app.review.as_ref().unwrap().filter.is_none());
+    assert!(app.review().unwrap().filter.is_none());
     assert_eq!(selected_id(&app), Some(10), "still on the same call");
 }
 
@@ -124,7 +124,7 @@ fn keys_typed_into_the_filter_are_text() {
     assert!(!app.quit);
     assert_eq!(selected_id(&app), Some(1));
     assert_eq!(
-        app.review.as_ref().unwrap().typing.as_ref().unwrap().text(),
+        app.review().unwrap().typing.as_ref().unwrap().text(),
         "qjnG?"
     );
     app.update(Msg::Paste("sleep".into()));
@@ -216,7 +216,7 @@ fn nothing_but_quitting_comes_out_of_a_review() {
         let fx = app.update(k);
         assert!(fx.is_empty(), "{fx:?}");
     }
-    assert!(app.prompts.is_empty() && app.overlay.is_none() && !app.quit);
+    assert!(app.prompt_pane().is_none() && app.overlay.is_none() && !app.quit);
     assert_eq!(app.update(key('q')), [Effect::Quit]);
     assert!(app.quit);
     let mut app = review(&path, 80, 24);
@@ -260,7 +260,7 @@ fn the_status_bar_says_review_and_whether_the_chain_verifies() {
         "{bad}"
     );
     assert_eq!(bg, Some(Color::Red), "in red");
-    assert_eq!(app.review.as_ref().unwrap().bad_line(), Some(line));
+    assert_eq!(app.review().unwrap().bad_line(), Some(line));
 
     let (_d, path) = torn_trail();
     let mut app = review(&path, 160, 48);
@@ -283,14 +283,14 @@ fn the_status_bar_says_review_and_whether_the_chain_verifies() {
 #[tokio::test]
 async fn a_trail_from_the_real_pipeline_reviews_with_every_outcome() {
     let f = log_support::every_outcome().await;
-    let mut app = airlock::tui::review::open(
+    let mut app = airlock::tui::App::open_review(
         &f.trail,
         chrono::Utc::now(),
         chrono::FixedOffset::east_opt(0).unwrap(),
         ratatui::layout::Rect::new(0, 0, 160, 48),
     )
     .unwrap();
-    let r = app.review.as_ref().unwrap();
+    let r = app.review().unwrap();
     assert!(r.verify.is_ok(), "{:?}", r.verify);
     assert_eq!(listed(&app), (1..=14).collect::<Vec<_>>());
     // Denied (by you, headless), blocked (rule, guardrail), refused (the
@@ -300,7 +300,7 @@ async fn a_trail_from_the_real_pipeline_reviews_with_every_outcome() {
     assert_eq!(filter(&mut app, "guardrail"), [7]);
     assert_eq!(filter(&mut app, "write_file"), [12]);
     let pos = app.selected_call().unwrap();
-    let detail: Vec<String> = airlock::tui::ui::detail::lines(&app, 70)
+    let detail: Vec<String> = airlock::tui::ui::detail::lines(&app.detail_pane(), 70)
         .iter()
         .map(|l| l.to_string())
         .collect();

@@ -48,7 +48,7 @@ fn review_of_a_write_shows_its_diff() {
         app.update(code(KeyCode::Tab));
         assert_eq!(app.focus, Focus::Detail);
         let detail = pane(w, h, |f, area| {
-            airlock::tui::ui::detail::draw(f, &app, area)
+            airlock::tui::ui::detail::draw(f, &app.detail_pane(), area)
         });
         snap("review_write_detail", w, h, detail);
     }
@@ -64,7 +64,7 @@ fn review_of_a_denied_call_says_who_and_why() {
         assert_eq!(selected_id(&app), Some(6));
         snap("review_denied", w, h, screen(&app));
         let detail = pane(w, h / 2, |f, area| {
-            airlock::tui::ui::detail::draw(f, &app, area)
+            airlock::tui::ui::detail::draw(f, &app.detail_pane(), area)
         });
         snap("review_denied_detail", w, h, detail);
     }

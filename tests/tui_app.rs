@@ -38,8 +38,8 @@ fn y_approves_the_oldest_prompt_first() {
     let (id, d) = respond(&app.update(key('y')));
     assert_eq!(id, 1);
     assert_eq!(d, Decision::approve(ApprovedBy::User));
-    assert_eq!(app.prompts.len(), 1);
-    assert_eq!(app.prompts.front().unwrap().call.id, 2);
+    assert_eq!(app.live().unwrap().prompts.len(), 1);
+    assert_eq!(app.live().unwrap().prompts.front().unwrap().call.id, 2);
 }
 
 #[test]
@@ -50,7 +50,7 @@ fn keys_right_after_a_prompt_appears_are_ignored() {
     // ignored, one 350 ms later counts.
     app.now = at(1100);
     assert!(app.update(key('y')).is_empty());
-    assert_eq!(app.prompts.len(), 1);
+    assert_eq!(app.live().unwrap().prompts.len(), 1);
     app.now = at(1350);
     assert_eq!(respond(&app.update(key('y'))).0, 2);
 }
@@ -74,7 +74,10 @@ fn n_then_enter_denies_without_a_reason_and_esc_goes_back() {
     let mut app = with_prompts(vec![bash(1, "rm -rf build", "clean")]);
     app.update(key('n'));
     assert!(app.update(code(KeyCode::Esc)).is_empty());
-    assert_eq!(app.prompts.step, airlock::tui::prompt::Step::Choose);
+    assert_eq!(
+        app.live().unwrap().prompts.step,
+        airlock::tui::prompt::Step::Choose
+    );
     app.update(key('n'));
     let (_, d) = respond(&app.update(code(KeyCode::Enter)));
     assert_eq!(d, Decision::deny(DecidedBy::User, None));
@@ -110,7 +113,7 @@ fn writes_cannot_be_edited() {
     let mut app = with_prompts(vec![edit(1)]);
     assert!(app.update(key('e')).is_empty());
     assert!(app.current_notice().unwrap().contains("only bash"));
-    assert_eq!(app.prompts.len(), 1);
+    assert_eq!(app.live().unwrap().prompts.len(), 1);
 }
 
 #[test]
@@ -179,9 +182,9 @@ fn a_decision_elsewhere_or_a_withdrawal_drops_the_prompt() {
         id: 1,
         decision: Decision::deny(DecidedBy::Timeout, None),
     }));
-    assert_eq!(app.prompts.front().unwrap().call.id, 2);
+    assert_eq!(app.live().unwrap().prompts.front().unwrap().call.id, 2);
     app.update(Msg::PromptWithdrawn(2));
-    assert!(app.prompts.is_empty());
+    assert!(app.live().unwrap().prompts.is_empty());
     assert!(app.update(key('y')).is_empty(), "nothing left to answer");
 }
 
@@ -317,7 +320,7 @@ fn tab_cycles_focus_and_spinner_ticks_only_while_something_moves() {
 #[test]
 fn the_countdown_counts_down() {
     let mut app = with_prompts(vec![bash(1, "make", "build")]);
-    app.approval_timeout = Some(std::time::Duration::from_secs(60));
+    app.live_mut().unwrap().approval_timeout = Some(std::time::Duration::from_secs(60));
     app.now = at(20_200);
     assert_eq!(app.seconds_left(), Some(40));
     app.now = at(90_000);
@@ -345,7 +348,7 @@ fn a_hundred_thousand_calls_render_quickly() {
     let frames = 20;
     for _ in 0..frames {
         let _ = pane(160, 24, |f, area| {
-            airlock::tui::ui::calls::draw(f, &app, area)
+            airlock::tui::ui::calls::draw(f, &app.calls_pane(area), area)
         });
     }
     let per_frame = started.elapsed() / frames;
@@ -413,7 +416,7 @@ fn the_prompt_says_when_the_agent_gives_up_from_its_own_config() {
     assert!(s.contains("codex gives up in 4:01"), "{s}");
     // `airlock init codex` set tool_timeout_sec = 3600: the prompt says so.
     let mut app = tui_support::app(120, 40);
-    app.agent_timeouts = vec![("codex".into(), 3600)];
+    app.live_mut().unwrap().agent_timeouts = vec![("codex".into(), 3600)];
     app.update(Msg::Prompt {
         call: codex(1),
         verdict: ask("default: exec tools ask"),

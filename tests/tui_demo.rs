@@ -31,7 +31,9 @@ impl Confirmer for Newcomer {
 #[test]
 fn the_scenario_uses_only_tools_that_exist() {
     let scenario = Scenario::builtin().unwrap();
-    let tools = airlock::tools::ToolRegistry::from_config(&Default::default()).unwrap();
+    let tools =
+        airlock::tools::ToolRegistry::configured(&Default::default(), &Default::default(), None)
+            .unwrap();
     for step in &scenario.steps {
         assert!(tools.get(&step.tool).is_some(), "{}", step.tool);
     }

@@ -125,11 +125,12 @@ fn small_words() {
     assert!(s.contains("No grants left"), "{s}");
     // The audit pane does not cut record types.
     let mut app = busy_app(80, 24);
-    app.update(Msg::Audit(vec![airlock::tui::audit_tail::AuditLine {
+    app.update(Msg::Audit(vec![airlock::tui::records::AuditLine {
         seq: 8,
         time: "03:03:05".into(),
         kind: "agent_disconnected".into(),
         text: "agent claude-code disconnected".into(),
+        tone: airlock::tui::records::Tone::Plain,
     }]));
     let s = plain(&app);
     assert!(s.contains("   9 03:03:05 agent_disconnected "), "{s}");

@@ -51,7 +51,10 @@ fn a_command_longer_than_the_prompt_cannot_be_approved_before_its_end_is_seen() 
             for k in ['y', 's', 'a', 'e'] {
                 let fx = app.update(key(k));
                 assert_eq!(answered(&fx), None, "{k} approved unseen text");
-                assert_eq!(app.prompts.step, airlock::tui::prompt::Step::Choose);
+                assert_eq!(
+                    app.live().unwrap().prompts.step,
+                    airlock::tui::prompt::Step::Choose
+                );
             }
             let s = plain(&app);
             assert!(s.contains("more lines below: scroll to the end"), "{s}");

@@ -25,7 +25,9 @@ fn calls_pane() {
     for (w, h) in SIZES {
         let mut app = busy_app(w, h);
         with_running(&mut app);
-        let s = pane(w, h / 2, |f, area| ui::calls::draw(f, &app, area));
+        let s = pane(w, h / 2, |f, area| {
+            ui::calls::draw(f, &app.calls_pane(area), area)
+        });
         snap("calls_pane", w, h, s);
     }
 }
@@ -36,7 +38,9 @@ fn calls_pane_scrolled_up_with_focus() {
         let mut app = busy_app(w, h);
         app.update(key('k'));
         app.update(key('k'));
-        let s = pane(w, h / 2, |f, area| ui::calls::draw(f, &app, area));
+        let s = pane(w, h / 2, |f, area| {
+            ui::calls::draw(f, &app.calls_pane(area), area)
+        });
         snap("calls_pane_scrolled", w, h, s);
     }
 }
@@ -46,7 +50,9 @@ fn detail_of_a_running_command_with_live_output() {
     for (w, h) in SIZES {
         let mut app = busy_app(w, h);
         with_running(&mut app);
-        let s = pane(w, h / 2, |f, area| ui::detail::draw(f, &app, area));
+        let s = pane(w, h / 2, |f, area| {
+            ui::detail::draw(f, &app.detail_pane(), area)
+        });
         snap("detail_running", w, h, s);
     }
 }
@@ -56,7 +62,9 @@ fn detail_of_a_denied_command() {
     for (w, h) in SIZES {
         let mut app = busy_app(w, h);
         app.update(key('k'));
-        let s = pane(w, h / 2, |f, area| ui::detail::draw(f, &app, area));
+        let s = pane(w, h / 2, |f, area| {
+            ui::detail::draw(f, &app.detail_pane(), area)
+        });
         snap("detail_denied", w, h, s);
     }
 }
@@ -68,7 +76,9 @@ fn detail_of_an_edit_with_its_diff() {
         for _ in 0..4 {
             app.update(key('k'));
         }
-        let s = pane(w, h, |f, area| ui::detail::draw(f, &app, area));
+        let s = pane(w, h, |f, area| {
+            ui::detail::draw(f, &app.detail_pane(), area)
+        });
         snap("detail_edit", w, h, s);
     }
 }
@@ -78,7 +88,9 @@ fn audit_pane() {
     for (w, h) in SIZES {
         let mut app = busy_app(w, h);
         app.focus = Focus::Audit;
-        let s = pane(w, 8, |f, area| ui::audit::draw(f, &app, area));
+        let s = pane(w, 8, |f, area| {
+            ui::audit::draw(f, &app.audit_pane(area), area)
+        });
         snap("audit_pane", w, h, s);
     }
 }
@@ -92,7 +104,9 @@ fn status_bar() {
             call: bash(10, "cargo test", "run the tests"),
             verdict: ask("default: exec tools ask"),
         });
-        let s = pane(w, 2, |f, area| ui::status::draw(f, &app, area));
+        let s = pane(w, 2, |f, area| {
+            ui::status::draw(f, &app.status_bar().unwrap(), area)
+        });
         snap("status_bar", w, h, s);
     }
 }
@@ -105,7 +119,9 @@ fn status_bar_sandbox_off_says_why() {
             "sandbox: off — landlock: not supported by this kernel (+1 more)".into(),
             airlock::sandbox::SandboxState::Off,
         ));
-        let s = pane(w, 2, |f, area| ui::status::draw(f, &app, area));
+        let s = pane(w, 2, |f, area| {
+            ui::status::draw(f, &app.status_bar().unwrap(), area)
+        });
         assert!(s.contains("sandbox: off — landlock"), "{s}");
         snap("status_bar_sandbox_off", w, h, s);
     }
@@ -154,7 +170,7 @@ fn prompt_for_bash() {
 fn prompt_for_bash_with_countdown() {
     for (w, h) in SIZES {
         let mut app = prompted(w, h, bash(10, "cargo test", "run the tests"));
-        app.approval_timeout = Some(std::time::Duration::from_secs(120));
+        app.live_mut().unwrap().approval_timeout = Some(std::time::Duration::from_secs(120));
         app.now = at(35_500);
         snap("prompt_countdown", w, h, screen(&app));
     }

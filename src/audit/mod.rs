@@ -21,4 +21,4 @@ pub use record::{
 };
 pub use timeline::{CallEntry, CallState, Counts, DecisionClass, Timeline};
 pub use verify::{VerifyError, VerifyReport, verify_file, verify_reader};
-pub use writer::{AuditError, AuditLog, GENESIS};
+pub use writer::{Appended, AuditError, AuditLog, GENESIS};

@@ -6,8 +6,10 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use tokio::sync::broadcast;
 
 use super::record::{AuditEvent, FORMAT_VERSION};
 
@@ -47,12 +49,28 @@ struct State {
     prev: String,
 }
 
+/// A record as it was appended, for front ends that show the trail as it
+/// is written (the TUI's audit pane) without reading the file back.
+#[derive(Debug, Clone)]
+pub struct Appended {
+    /// Its sequence number.
+    pub seq: u64,
+    /// When it was written.
+    pub ts: DateTime<Utc>,
+    /// What it says.
+    pub event: AuditEvent,
+}
+
+/// Records buffered per subscriber before a slow one misses some.
+const FEED: usize = 4096;
+
 /// An open audit trail. Appends are serialized and each record is written
 /// with one `write` call straight to the file (no user-space buffer), so a
 /// record is in the kernel before `append` returns.
 pub struct AuditLog {
     path: PathBuf,
     state: Mutex<State>,
+    feed: broadcast::Sender<std::sync::Arc<Appended>>,
 }
 
 impl std::fmt::Debug for AuditLog {
@@ -87,6 +105,7 @@ impl AuditLog {
                 seq: 0,
                 prev: GENESIS.to_string(),
             }),
+            feed: broadcast::channel(FEED).0,
         })
     }
 
@@ -108,15 +127,23 @@ impl AuditLog {
         &self.path
     }
 
+    /// Every record appended from now on, typed, in order (a subscriber
+    /// that falls more than a few thousand records behind misses some and
+    /// is told so; the file is the record).
+    pub fn subscribe(&self) -> broadcast::Receiver<std::sync::Arc<Appended>> {
+        self.feed.subscribe()
+    }
+
     /// Append one record; returns its sequence number. When this returns
     /// `Ok`, the line has been handed to the kernel in full.
     pub fn append(&self, event: &AuditEvent) -> Result<u64, AuditError> {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let seq = st.seq;
+        let now = Utc::now();
         let env = Envelope {
             v: FORMAT_VERSION,
             seq,
-            ts: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            ts: now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
             event,
             prev: &st.prev,
         };
@@ -133,6 +160,15 @@ impl AuditLog {
         })?;
         st.seq += 1;
         st.prev = hash;
+        // Sent under the lock, so subscribers see records in trail order;
+        // cloned only when someone listens.
+        if self.feed.receiver_count() > 0 {
+            let _ = self.feed.send(std::sync::Arc::new(Appended {
+                seq,
+                ts: now,
+                event: event.clone(),
+            }));
+        }
         Ok(seq)
     }
 

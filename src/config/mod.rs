@@ -1,23 +1,30 @@
 //! Configuration: the embedded defaults, then the user file, the project's
 //! `.airlock.toml`, then `--config FILE`; later files override earlier ones.
+//!
+//! This module only assembles: each subsystem owns its section (`[bash]`
+//! is [`BashConfig`] in the bash tool, `[scope]` is [`ScopeConfig`] in the
+//! scope, `[sandbox]`, `[limits]`, `[tools]` …) and [`crate::dirs`] names
+//! the files.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::dirs::{PROJECT_CONFIG, user_config_path};
 use crate::policy::{Action, Mode, Rule};
-use crate::tools::Limits;
+use crate::sandbox::SandboxConfig;
+use crate::scope::ScopeConfig;
+use crate::tools::bash::BashConfig;
+use crate::tools::{Limits, ToolsConfig};
 
 mod describe;
 pub mod hooks;
+pub mod http;
 pub use describe::describe;
 
 /// The built-in defaults, embedded from `assets/default-config.toml`.
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/default-config.toml");
-
-/// The project config file name, in the workspace.
-pub const PROJECT_CONFIG: &str = ".airlock.toml";
 
 /// A configuration error, naming the file (and line, for parse errors).
 #[derive(Debug, thiserror::Error)]
@@ -66,87 +73,11 @@ pub struct Config {
     /// The bash tool.
     pub bash: BashConfig,
     /// The kernel sandbox around the bash tool's shells.
-    pub sandbox: crate::sandbox::SandboxConfig,
+    pub sandbox: SandboxConfig,
+    /// Streamable HTTP (`[http]`).
+    pub http: http::HttpConfig,
     /// `[hooks]`: what `airlock hook` does when no supervisor runs.
     pub hooks: hooks::HooksConfig,
-}
-
-/// `[tools]`
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ToolsConfig {
-    /// Enabled tool names; `None` means all.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub enabled: Option<Vec<String>>,
-}
-
-/// `[scope]`
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ScopeConfig {
-    /// Allowed roots besides the workspace.
-    pub extra_roots: Vec<PathBuf>,
-    /// Exclusion globs.
-    pub excluded: Vec<String>,
-    /// Files with more than one hard link: `packages` (read only under
-    /// `node_modules`), `refuse` or `allow`. An excluded or `deny_read`
-    /// file's other names are refused whatever this says.
-    pub hard_links: crate::scope::HardLinks,
-}
-
-impl Default for ScopeConfig {
-    fn default() -> Self {
-        Self {
-            extra_roots: Vec::new(),
-            excluded: crate::scope::DEFAULT_EXCLUDED
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            hard_links: crate::scope::HardLinks::default(),
-        }
-    }
-}
-
-/// `[bash]`
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct BashConfig {
-    /// Default timeout of one command, in seconds.
-    pub timeout_secs: u64,
-    /// The most an agent may ask for with `timeout_secs`.
-    pub max_timeout_secs: u64,
-    /// Most bytes of output returned to the agent (head and tail kept).
-    pub max_output_bytes: usize,
-    /// Environment variables never passed to the shell (case-insensitive
-    /// globs on the name).
-    pub env_deny: Vec<String>,
-    /// Variables passed even though they match `env_deny`.
-    pub env_allow: Vec<String>,
-    /// Run commands whose every part is a known read-only program with
-    /// safe arguments (`ls`, `git status` …) without asking.
-    pub auto_approve_read_only: bool,
-}
-
-impl Default for BashConfig {
-    fn default() -> Self {
-        Self {
-            timeout_secs: 120,
-            max_timeout_secs: 600,
-            max_output_bytes: 256 * 1024,
-            env_deny: [
-                "*_API_KEY",
-                "*TOKEN*",
-                "*SECRET*",
-                "*PASSWORD*",
-                "*CREDENTIAL*",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-            env_allow: Vec::new(),
-            auto_approve_read_only: false,
-        }
-    }
 }
 
 /// Where a layer of configuration came from.
@@ -175,11 +106,6 @@ impl LoadedConfig {
         let json = serde_json::to_vec(&self.config).unwrap_or_default();
         hex::encode(Sha256::digest(json))
     }
-}
-
-/// The user config file (`~/.config/airlock/config.toml` on Linux).
-pub fn user_config_path() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "airlock").map(|d| d.config_dir().join("config.toml"))
 }
 
 /// Load defaults, the user file, `workspace/.airlock.toml` and `explicit`,

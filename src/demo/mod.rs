@@ -102,26 +102,26 @@ impl Demo {
         &self.workspace
     }
 
-    /// Starts the scripted agent once the supervisor listens.
-    pub fn agent_starter(&self) -> crate::tui::OnReady {
-        Box::new(|listening: &Listening| {
-            let socket = listening.socket.clone();
-            tokio::spawn(async move {
-                let scenario = match Scenario::builtin() {
-                    Ok(s) => s,
-                    Err(e) => {
-                        tracing::error!("the demo scenario is invalid: {e}");
-                        return;
-                    }
-                };
-                // Give the human a moment to see the empty screen first.
-                tokio::time::sleep(Duration::from_millis(1500)).await;
-                match run_agent(&socket, &scenario, None).await {
-                    Ok(results) => tracing::info!(calls = results.len(), "the demo agent finished"),
-                    Err(e) => tracing::warn!("the demo agent stopped: {e}"),
+    /// Start the scripted agent against the supervisor listening at
+    /// `listening` (it waits a moment first, so the human sees the empty
+    /// screen).
+    pub fn start_agent(&self, listening: &Listening) {
+        let socket = listening.socket.clone();
+        tokio::spawn(async move {
+            let scenario = match Scenario::builtin() {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::error!("the demo scenario is invalid: {e}");
+                    return;
                 }
-            });
-        })
+            };
+            // Give the human a moment to see the empty screen first.
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            match run_agent(&socket, &scenario, None).await {
+                Ok(results) => tracing::info!(calls = results.len(), "the demo agent finished"),
+                Err(e) => tracing::warn!("the demo agent stopped: {e}"),
+            }
+        });
     }
 }
 

@@ -31,11 +31,17 @@ pub const ALLOW_RULE: &str = "mcp__airlock__*";
 /// Claude Code's plan.
 pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     let server = |key: &str, value: Val| Change::set(&["mcpServers", SERVER_NAME, key], value);
-    let servers = vec![
-        server("type", Val::from("stdio")),
-        server("command", Val::from(super::path_str(&opts.command))),
-        server("args", super::connect_args()),
-    ];
+    let servers = match &opts.http_url {
+        Some(url) => super::http::claude(url)
+            .into_iter()
+            .map(|(k, v)| server(k, v))
+            .collect(),
+        None => vec![
+            server("type", Val::from("stdio")),
+            server("command", Val::from(super::path_str(&opts.command))),
+            server("args", super::connect_args()),
+        ],
+    };
     let mut rules = vec![Change::include(&["permissions", "allow"], ALLOW_RULE)];
     rules.extend(
         DENIED_TOOLS
@@ -57,6 +63,9 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
         "headless `claude -p` calls airlock's tools without asking (permissions.allow \
          \"{ALLOW_RULE}\"): airlock asks you instead."
     )];
+    if opts.http_url.is_some() {
+        notes.push(super::http::note());
+    }
     if opts.trust_folder {
         notes.push(
             "--trust-folder changes nothing for Claude Code: the project server is approved in \

@@ -31,20 +31,28 @@ pub const SHELL_FEATURES: &[&str] = &["shell_tool", "unified_exec"];
 pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     let server = |key: &str, value: Val| Change::set(&["mcp_servers", SERVER_NAME, key], value);
     let env_vars = CONNECT_ENV_VARS.iter().map(|v| Val::from(*v)).collect();
-    let mut changes = vec![
-        server("command", Val::from(super::path_str(&opts.command))),
-        server("args", super::connect_args()),
-        server("env_vars", Val::List(env_vars)),
+    let mut changes: Vec<Change> = match &opts.http_url {
+        Some(url) => super::http::codex(url)
+            .into_iter()
+            .map(|(k, v)| server(k, v))
+            .collect(),
+        None => vec![
+            server("command", Val::from(super::path_str(&opts.command))),
+            server("args", super::connect_args()),
+            server("env_vars", Val::List(env_vars)),
+        ],
+    };
+    changes.extend([
         server("tool_timeout_sec", Val::Int(TOOL_TIMEOUT_SECS as i64)),
         server("default_tools_approval_mode", Val::from("approve")),
-    ];
+    ]);
     changes.extend(
         SHELL_FEATURES
             .iter()
             .map(|f| Change::set(&["features", f], false)),
     );
     let mut files = Vec::new();
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = opts.http_url.iter().map(|_| super::http::note()).collect();
     let path = if opts.project {
         notes.push(format!(
             "Codex reads {} only when the project is trusted (its first-run prompt, \

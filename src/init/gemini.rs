@@ -29,12 +29,20 @@ pub const EXCLUDED_TOOLS: &[&str] = &["run_shell_command", "replace"];
 /// Gemini's plan.
 pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     let server = |key: &str, value: Val| Change::set(&["mcpServers", SERVER_NAME, key], value);
-    let mut changes = vec![
-        server("command", Val::from(super::path_str(&opts.command))),
-        server("args", super::connect_args()),
+    let mut changes: Vec<Change> = match &opts.http_url {
+        Some(url) => super::http::gemini(url)
+            .into_iter()
+            .map(|(k, v)| server(k, v))
+            .collect(),
+        None => vec![
+            server("command", Val::from(super::path_str(&opts.command))),
+            server("args", super::connect_args()),
+        ],
+    };
+    changes.extend([
         server("trust", Val::Bool(true)),
         server("timeout", Val::Int((TOOL_TIMEOUT_SECS * 1000) as i64)),
-    ];
+    ]);
     changes.extend(
         EXCLUDED_TOOLS
             .iter()
@@ -52,7 +60,7 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
         owned: vec![vec!["mcpServers".into(), SERVER_NAME.into()]],
     }];
     let dir = super::path_str(&opts.project_dir);
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = opts.http_url.iter().map(|_| super::http::note()).collect();
     if opts.trust_folder {
         files.push(FilePlan {
             path: gemini_dir(opts).join("trustedFolders.json"),

@@ -26,6 +26,7 @@ pub mod codex;
 pub mod edit;
 pub mod file;
 pub mod gemini;
+pub mod http;
 mod json;
 pub mod plan;
 pub mod record;
@@ -126,6 +127,9 @@ pub struct Options {
     pub project_dir: PathBuf,
     /// Where init remembers what it added (`<data-dir>/init`).
     pub record_dir: PathBuf,
+    /// `--http`: register this Streamable HTTP URL instead of `airlock
+    /// connect` (see [`http`]).
+    pub http_url: Option<String>,
 }
 
 /// The agents' user-level configuration directories, resolved the way each

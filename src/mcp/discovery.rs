@@ -23,6 +23,10 @@ pub struct SessionInfo {
     pub audit: PathBuf,
     /// airlock's version.
     pub version: String,
+    /// The Streamable HTTP capability URL (secret included; this file is
+    /// 0600 in the 0700 runtime directory), when HTTP is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_url: Option<String>,
 }
 
 impl SessionInfo {
@@ -109,6 +113,34 @@ pub fn find_sessions(runtimes: &[PathBuf], dir: &Path) -> Vec<SessionInfo> {
     found
 }
 
+/// Why no HTTP URL can be told.
+#[derive(Debug, thiserror::Error)]
+pub enum NoHttpUrl {
+    /// No supervisor's workspace contains the directory.
+    #[error("no airlock supervisor is running for {0}; start one with `airlock --http`")]
+    NotRunning(PathBuf),
+    /// The supervisor does not listen on HTTP.
+    #[error(
+        "the airlock supervisor for {0} does not serve HTTP; start it with `airlock --http`, \
+         or set `[http] listen = \"127.0.0.1:0\"` in its config"
+    )]
+    NoHttp(PathBuf),
+}
+
+/// The Streamable HTTP URL (secret included) of the supervisor whose
+/// workspace contains `dir`.
+pub fn http_url_for(dir: &Path) -> Result<String, NoHttpUrl> {
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let sessions = find_sessions(&crate::dirs::runtime_dir_candidates(), &dir);
+    let Some(first) = sessions.first() else {
+        return Err(NoHttpUrl::NotRunning(dir));
+    };
+    sessions
+        .iter()
+        .find_map(|s| s.http_url.clone())
+        .ok_or_else(|| NoHttpUrl::NoHttp(first.workspace.clone()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +152,7 @@ mod tests {
             pid,
             audit: workspace.join("a.jsonl"),
             version: "0".into(),
+            http_url: None,
         }
     }
 

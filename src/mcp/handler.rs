@@ -90,12 +90,29 @@ impl AgentSlot {
     }
 }
 
+/// Where requests that belong to no session find their agent (the
+/// stateless 2026-07-28 revision over HTTP, where every request gets its
+/// own handler): one agent per client, kept while it is busy or recent.
+pub trait AgentPool: Send + Sync {
+    /// The agent for a request from `client`; it counts as busy until the
+    /// returned lease is dropped.
+    fn lease(
+        &self,
+        supervisor: &Supervisor,
+        client: Option<&Implementation>,
+    ) -> (AgentInfo, Box<dyn Send>);
+}
+
 /// The MCP server for one connection.
 pub struct AirlockHandler {
     supervisor: Arc<Supervisor>,
     tools: Arc<[Tool]>,
     agent: Arc<AgentSlot>,
     calls: TaskTracker,
+    pool: Option<Arc<dyn AgentPool>>,
+    /// Record the agent's disconnect when the handler goes (an HTTP
+    /// session: the handler lives exactly as long as the session).
+    disconnect_on_drop: bool,
 }
 
 impl AirlockHandler {
@@ -106,7 +123,23 @@ impl AirlockHandler {
             tools,
             agent: Arc::new(AgentSlot::default()),
             calls: TaskTracker::new(),
+            pool: None,
+            disconnect_on_drop: false,
         }
+    }
+
+    /// A handler for an HTTP request: a session's (`initialize`) agent is
+    /// its own and disconnects when the session ends; a stateless request
+    /// takes its agent from `pool`.
+    pub fn for_http(
+        supervisor: Arc<Supervisor>,
+        tools: Arc<[Tool]>,
+        pool: Arc<dyn AgentPool>,
+    ) -> Self {
+        let mut handler = Self::new(supervisor, tools);
+        handler.pool = Some(pool);
+        handler.disconnect_on_drop = true;
+        handler
     }
 
     /// The connection's agent slot (to report the disconnect).
@@ -120,9 +153,33 @@ impl AirlockHandler {
         self.calls.clone()
     }
 
-    fn agent(&self, context: &RequestContext<RoleServer>) -> AgentInfo {
-        self.agent
-            .get_or_register(&self.supervisor, context.client_info().as_ref())
+    /// The request's agent, and what keeps a pooled one busy meanwhile.
+    fn agent(&self, context: &RequestContext<RoleServer>) -> (AgentInfo, Option<Box<dyn Send>>) {
+        let client = context.client_info();
+        if let Some(pool) = &self.pool
+            && self.agent.current().is_none()
+            && context.meta.protocol_version().is_some()
+        {
+            let (agent, lease) = pool.lease(&self.supervisor, client.as_ref());
+            return (agent, Some(lease));
+        }
+        (
+            self.agent
+                .get_or_register(&self.supervisor, client.as_ref()),
+            None,
+        )
+    }
+}
+
+impl Drop for AirlockHandler {
+    fn drop(&mut self) {
+        if !self.disconnect_on_drop {
+            return;
+        }
+        if let Some(agent) = self.agent.take() {
+            self.supervisor.agent_gone(&agent);
+            self.supervisor.agent_disconnected(&agent);
+        }
     }
 }
 
@@ -150,8 +207,12 @@ impl ServerHandler for AirlockHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.agent(&context);
+        let _ = self.agent(&context);
         Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -159,7 +220,7 @@ impl ServerHandler for AirlockHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let agent = self.agent(&context);
+        let (agent, _lease) = self.agent(&context);
         let on_wait = context
             .meta
             .get_progress_token()

@@ -19,6 +19,7 @@ use crate::supervisor::Supervisor;
 
 pub mod discovery;
 pub mod handler;
+pub mod http;
 pub mod relay;
 mod request_id;
 mod socket;

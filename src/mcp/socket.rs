@@ -40,6 +40,9 @@ pub enum SocketError {
     /// The private runtime directory is unusable.
     #[error("cannot use the runtime directory: {0}")]
     RuntimeDir(io::Error),
+    /// The HTTP endpoint could not start.
+    #[error(transparent)]
+    Http(#[from] super::http::HttpError),
     /// Any other I/O failure, with the path involved.
     #[error("{what} {path}: {source}")]
     Io {
@@ -63,11 +66,14 @@ pub struct Listening {
     pub info_file: PathBuf,
     /// The session's audit trail.
     pub audit: PathBuf,
+    /// The Streamable HTTP endpoint, when `[http] listen` / `--http` is on.
+    pub http: Option<super::http::HttpListening>,
 }
 
 /// A bound, published socket; removes its files when dropped.
 pub struct SocketServer {
     listener: UnixListener,
+    http: Option<super::http::HttpServer>,
     listening: Listening,
     /// The session registered a second time, for agents started without
     /// `XDG_RUNTIME_DIR` (see [`crate::dirs::also_register_in`]).
@@ -93,6 +99,8 @@ impl SocketServer {
         let sigterm = signal(SignalKind::terminate()).map_err(signal_err)?;
         let sigint = signal(SignalKind::interrupt()).map_err(signal_err)?;
         clear_stale(&socket, &session.workspace)?;
+        let http = super::http::HttpServer::bind(&session.config.config.http)?;
+        let http_listening = http.as_ref().map(|h| h.listening().clone());
         let listener = UnixListener::bind(&socket).map_err(|source| {
             if source.kind() == io::ErrorKind::AddrInUse {
                 SocketError::AlreadyRunning {
@@ -110,11 +118,13 @@ impl SocketServer {
         let mut server = Self {
             also_info: None,
             listener,
+            http,
             listening: Listening {
                 workspace: session.workspace.clone(),
                 socket: socket.clone(),
                 info_file: info_file.clone(),
                 audit: session.audit_path.clone(),
+                http: http_listening.clone(),
             },
             sigterm,
             sigint,
@@ -132,6 +142,7 @@ impl SocketServer {
             pid: std::process::id(),
             audit: session.audit_path.clone(),
             version: crate::VERSION.to_string(),
+            http_url: http_listening.map(|h| h.url),
         };
         info.write(&info_file).map_err(|source| SocketError::Io {
             what: "cannot write",
@@ -154,6 +165,9 @@ impl SocketServer {
         let connections = CancellationToken::new();
         let tracker = TaskTracker::new();
         let tools = tool_list(&supervisor);
+        if let Some(http) = self.http.take() {
+            tracker.spawn(http.serve(supervisor.clone(), connections.child_token()));
+        }
         let reason = loop {
             tokio::select! {
                 accepted = self.listener.accept() => match accepted {

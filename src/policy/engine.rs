@@ -58,7 +58,7 @@ impl Policy {
             rules: RwLock::new(rules),
             grants: Grants::default(),
             workspace: workspace.to_path_buf(),
-            project_config: workspace.join(crate::config::PROJECT_CONFIG),
+            project_config: workspace.join(crate::dirs::PROJECT_CONFIG),
             auto_approve_read_only,
             exclusions: None,
         }
@@ -165,7 +165,7 @@ impl Policy {
             return v;
         }
         drop(rules);
-        if let Some(g) = self.grants.find(|g| grant_matches(g, tool, subject)) {
+        if let Some(g) = self.grants.find(|g| g.scope.covers(kind, subject)) {
             return PolicyVerdict {
                 verdict: Verdict::Allow,
                 rule: g.rule,
@@ -356,20 +356,6 @@ fn not_static(parsed: &Result<shell::ParsedCommand, shell::ParseError>) -> Optio
         Err(e) => Some(e.to_string()),
         Ok(p) if p.dynamic.is_empty() => None,
         Ok(p) => Some(p.dynamic.join("; ")),
-    }
-}
-
-fn grant_matches(g: &Grant, tool: &str, subject: &Subject) -> bool {
-    match (&g.scope, subject) {
-        (GrantScope::ExactCommand(c), Subject::Command { command }) => {
-            tool == "bash" && command.trim() == c.trim()
-        }
-        // Prefix grants are taken together with the allow rules.
-        (GrantScope::Prefix(_), Subject::Command { .. }) => false,
-        (GrantScope::File(f), Subject::Paths { paths }) => {
-            matches!(tool, "write_file" | "edit_file") && paths.len() == 1 && &paths[0] == f
-        }
-        _ => false,
     }
 }
 

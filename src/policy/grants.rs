@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use crate::call::{Subject, ToolKind};
+
 /// What a grant covers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "scope", content = "value")]
@@ -21,6 +23,24 @@ pub enum GrantScope {
 }
 
 impl GrantScope {
+    /// Whether the grant covers a call of `kind` about `subject`. A grant
+    /// is shaped by what the tool says the call is (its kind and subject),
+    /// not by the tool's name: command grants cover commands that run
+    /// (exec tools), file grants a write to that one file.
+    pub fn covers(&self, kind: ToolKind, subject: &Subject) -> bool {
+        match (self, subject) {
+            (GrantScope::ExactCommand(c), Subject::Command { command }) => {
+                kind == ToolKind::Exec && command.trim() == c.trim()
+            }
+            // Prefix grants are taken together with the allow rules.
+            (GrantScope::Prefix(_), Subject::Command { .. }) => false,
+            (GrantScope::File(f), Subject::Paths { paths }) => {
+                kind == ToolKind::Write && paths.len() == 1 && &paths[0] == f
+            }
+            _ => false,
+        }
+    }
+
     /// The grant written as a rule: `bash(cargo test *)`.
     pub fn rule_text(&self, workspace: &Path) -> String {
         match self {
@@ -115,5 +135,28 @@ mod tests {
         assert_eq!(g.revoke(a.id).map(|x| x.id), Some(a.id));
         assert!(g.revoke(a.id).is_none());
         assert_eq!(g.list(), vec![b]);
+    }
+
+    #[test]
+    fn a_grant_covers_calls_of_its_shape_not_of_a_tool_name() {
+        let cmd = |c: &str| Subject::Command { command: c.into() };
+        let file = |p: &str| Subject::Paths {
+            paths: vec![PathBuf::from(p)],
+        };
+        let exact = GrantScope::ExactCommand("make test".into());
+        assert!(exact.covers(ToolKind::Exec, &cmd(" make test ")));
+        assert!(!exact.covers(ToolKind::Exec, &cmd("make test; rm x")));
+        let f = GrantScope::File(PathBuf::from("/ws/a.rs"));
+        assert!(f.covers(ToolKind::Write, &file("/ws/a.rs")));
+        // Controls: the same subject from a call of another kind, another
+        // file, or more than one file is not covered.
+        assert!(!exact.covers(ToolKind::Read, &cmd("make test")));
+        assert!(!f.covers(ToolKind::Read, &file("/ws/a.rs")));
+        assert!(!f.covers(ToolKind::Write, &file("/ws/b.rs")));
+        let two = Subject::Paths {
+            paths: vec![PathBuf::from("/ws/a.rs"), PathBuf::from("/ws/b.rs")],
+        };
+        assert!(!f.covers(ToolKind::Write, &two));
+        assert!(!GrantScope::Prefix("make".into()).covers(ToolKind::Exec, &cmd("make")));
     }
 }

@@ -117,7 +117,7 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
     let class = c.class();
     let command = command_of(c);
     let summary = match &command {
-        Some(cmd) => crate::tui::reveal::one_line(&cmd.shown),
+        Some(cmd) => crate::report::visible::one_line(&cmd.shown),
         None => short_summary(c),
     };
     let decision = match &c.decided {
@@ -170,7 +170,7 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
             line.push_str(&format!("\n{:>17}$ {summary}", ""));
         }
         if let Some(p) = &cmd.proposed {
-            let p = crate::tui::reveal::one_line(p);
+            let p = crate::report::visible::one_line(p);
             line.push_str(&format!(
                 "\n{:>17}{}",
                 "",
@@ -300,7 +300,7 @@ pub fn who(d: &Decision, workspace: Option<&str>) -> String {
         DecidedBy::ConfirmerFailed => "(the prompt failed)".into(),
     };
     if let Some(cmd) = d.edited_command() {
-        let cmd = crate::tui::reveal::one_line(cmd);
+        let cmd = crate::report::visible::one_line(cmd);
         if d.is_approved() {
             s.push_str(" after an edit");
         } else {

@@ -9,6 +9,7 @@ mod json;
 mod log;
 mod sessions;
 mod verify;
+pub mod visible;
 
 pub use filter::{CallFilter, DecisionFilter, Tri, parse_since};
 pub use follow::{Follower, follow};

@@ -6,6 +6,7 @@
 //! checked again through `/proc/self/fd`, so the I/O happens on exactly what
 //! was checked (no check-then-open race).
 
+mod config;
 mod dir;
 mod exclude;
 mod links;
@@ -14,6 +15,7 @@ mod open;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+pub use config::ScopeConfig;
 pub use dir::{LinkTarget, Lstat};
 pub use exclude::Exclusions;
 pub use links::{HardLinks, PACKAGE_DIRS};

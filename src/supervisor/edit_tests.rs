@@ -31,6 +31,9 @@ impl Tool for Echo {
     fn spec(&self) -> &ToolSpec {
         &self.spec
     }
+    fn editable_arg(&self) -> Option<&'static str> {
+        Some("command")
+    }
     fn prepare(
         &self,
         a: &Map<String, Value>,
@@ -57,6 +60,11 @@ impl Invocation for EchoCall {
         Subject::Command {
             command: self.command.clone(),
         }
+    }
+    fn edit(&self) -> Option<EditField> {
+        Some(EditField::Command {
+            text: self.command.clone(),
+        })
     }
     fn run(self: Box<Self>, _ctx: RunContext) -> RunFuture {
         Box::pin(async move {

@@ -12,7 +12,7 @@ use super::prepare::{NotPrepared, Prepared};
 use super::record::CallResult;
 use super::words::{cap_output, refusal_message, say_what_ran};
 use crate::audit::AuditError;
-use crate::call::{AgentInfo, CallInfo, DecidedBy, Decision, Outcome, Subject, ToolKind};
+use crate::call::{AgentInfo, CallInfo, DecidedBy, Decision, EditField, Outcome, ToolKind};
 use crate::tools::{Invocation, Tool, ToolOutput};
 
 /// A call that cannot get a tool result at all (JSON-RPC errors).
@@ -121,9 +121,9 @@ impl Supervisor {
         if !decision.is_approved() {
             return (decision, p, None);
         }
-        let proposed = match p.invocation.subject() {
-            Subject::Command { command } => command,
-            _ => String::new(),
+        let proposed = match p.invocation.edit() {
+            Some(EditField::Command { text }) => text,
+            None => String::new(),
         };
         let args = std::mem::take(&mut p.args);
         match self.prepare_edited(&p.tool, &p.info, args, &edited).await {
@@ -146,16 +146,19 @@ impl Supervisor {
         &self,
         tool: &Arc<dyn Tool>,
         info: &CallInfo,
-        mut args: Map<String, Value>,
+        args: Map<String, Value>,
         edited: &str,
     ) -> Result<(Box<dyn Invocation>, Map<String, Value>), Decision> {
-        if info.edit.is_none() {
+        let edited_args = info
+            .edit
+            .as_ref()
+            .and_then(|_| crate::tools::with_edit(tool.as_ref(), &args, edited));
+        let Some(args) = edited_args else {
             return Err(Decision::deny(
                 DecidedBy::InvalidArguments,
                 Some("only a command can be edited at the prompt".into()),
             ));
-        }
-        args.insert("command".into(), Value::String(edited.to_string()));
+        };
         let (prepared, args) = self.prepare_args(tool, args).await;
         let invocation = prepared.map_err(|e| {
             let reason = format!("the edited command is invalid: {e}");

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::core::Supervisor;
 use super::pipeline::CallError;
-use super::words::{one_line, short_call, view_of};
+use super::words::{one_line, short_call};
 use crate::audit::{bounded_object, excerpt};
 use crate::call::{AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, Runner, ToolKind};
 use crate::tools::{Invocation, Tool, ToolError};
@@ -70,17 +70,13 @@ impl Supervisor {
         info.kind = Some(kind);
         // The human approves the whole command: the prompt and the trail
         // keep it whole (other arguments stay bounded).
-        let keep: &[&str] = if kind == ToolKind::Exec {
-            &["command"]
-        } else {
-            &[]
-        };
-        info.args = bounded_object(&args, keep);
+        let keep = tool.editable_arg();
+        info.args = bounded_object(&args, keep.as_slice());
         let (prepared, args) = self.prepare_args(&tool, args).await;
         let invocation = match prepared {
             Ok(inv) => inv,
             Err(e) => {
-                info.summary = format!("{} (refused)", short_call(tool_name, &info.args));
+                info.summary = format!("{} (refused)", short_call(tool.as_ref(), &info.args));
                 let by = match e {
                     ToolError::Scope(_) => DecidedBy::Scope,
                     ToolError::InvalidArguments { .. } => DecidedBy::InvalidArguments,
@@ -94,8 +90,9 @@ impl Supervisor {
         // One line, whatever the agent put in its arguments.
         info.summary = one_line(&invocation.summary());
         info.proposal = invocation.proposal().map(Arc::new);
-        (info.view, info.edit) =
-            view_of(kind, &invocation.subject(), &args, info.proposal.is_some());
+        // What the prompt shows and what may be edited: the tool says.
+        info.view = invocation.view();
+        info.edit = invocation.edit();
         Ok(Prepared {
             info,
             tool,

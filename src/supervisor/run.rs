@@ -6,8 +6,20 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::core::Supervisor;
-use crate::call::{CallInfo, Event, Outcome, ToolKind};
-use crate::tools::{Invocation, RunContext, ToolOutput};
+use crate::call::{CallId, CallInfo, Event, EventBus, Outcome, ToolKind};
+use crate::tools::{Invocation, OutputSink, RunContext, ToolOutput};
+
+/// A sink that broadcasts a running call's output as
+/// [`Event::CallOutput`].
+fn output_events(events: &EventBus, id: CallId) -> OutputSink {
+    let events = events.clone();
+    OutputSink::new(move |chunk| {
+        events.emit(Event::CallOutput {
+            id,
+            chunk: chunk.to_vec(),
+        })
+    })
+}
 
 impl Supervisor {
     /// Run an approved call; its output, how it ended and when it started.
@@ -27,7 +39,7 @@ impl Supervisor {
             limits: self.limits.clone(),
             cancel: run_cancel.clone(),
             deadline: Instant::now() + timeout,
-            events: self.events.clone(),
+            output: output_events(&self.events, info.id),
         };
         let started = Instant::now();
         let run = invocation.run(ctx);

@@ -2,41 +2,11 @@
 //! prompt shows, the agent's message for a call that did not run, one-line
 //! summaries, the notice after an edit, the output cap.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::audit::excerpt;
-use crate::call::{CallView, DecidedBy, Decision, EditField, Subject, ToolKind};
+use crate::call::{DecidedBy, Decision};
 use crate::tools::ToolOutput;
-
-/// What the prompt shows for a prepared call of one of airlock's own tools,
-/// and what the human may edit: a command (editable), a file change, or
-/// the arguments.
-pub(super) fn view_of(
-    kind: ToolKind,
-    subject: &Subject,
-    args: &Map<String, Value>,
-    has_proposal: bool,
-) -> (CallView, Option<EditField>) {
-    match (kind, subject) {
-        (ToolKind::Exec, Subject::Command { command }) => {
-            let description = args
-                .get("description")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let view = CallView::Command {
-                command: command.clone(),
-                cwd: None,
-                description,
-            };
-            let edit = EditField::Command {
-                text: command.clone(),
-            };
-            (view, Some(edit))
-        }
-        _ if has_proposal => (CallView::Change, None),
-        _ => (CallView::Args, None),
-    }
-}
 
 /// Tell the agent that the human edited its command: what it proposed and
 /// what ran, in the text and the structured result.
@@ -84,19 +54,13 @@ pub(super) fn one_line(s: &str) -> String {
 }
 
 /// A one-line description of a call that could not be prepared, from its
-/// raw arguments: `cat .env`, `bash rm -rf /`, `grep {"pattern":…}`.
-pub(super) fn short_call(tool: &str, args: &Value) -> String {
-    let first = ["path", "command", "path_a", "pattern"]
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str));
-    let detail = match first {
-        Some(s) => s.lines().next().unwrap_or_default().to_string(),
-        None => match args.as_object() {
-            Some(o) if o.is_empty() => String::new(),
-            _ => args.to_string(),
-        },
-    };
-    excerpt(one_line(format!("{tool} {detail}").trim()).as_str(), 120)
+/// raw arguments, as its tool names it: `cat .env`, `bash rm -rf /`,
+/// `grep {"pattern":…}`.
+pub(super) fn short_call(tool: &dyn crate::tools::Tool, args: &Value) -> String {
+    excerpt(
+        one_line(&crate::tools::unprepared_summary(tool, args)).as_str(),
+        120,
+    )
 }
 
 /// The message the agent gets for a call that was not run.

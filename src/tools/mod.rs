@@ -10,14 +10,23 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{AgentInfo, CallId, EventBus, Subject, ToolKind};
+use crate::call::{AgentInfo, CallId, CallView, EditField, Subject, ToolKind};
 use crate::scope::{Scope, ScopeError};
 
 pub mod bash;
 pub mod output;
 pub use output::{OutputBuf, ToolOutput};
 
-/// Per-call limits (configurable).
+/// `[tools]`: which tools are enabled.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ToolsConfig {
+    /// Enabled tool names; `None` means all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<Vec<String>>,
+}
+
+/// Per-call limits (`[limits]`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
@@ -74,8 +83,39 @@ pub struct RunContext {
     pub cancel: CancellationToken,
     /// When the call must stop.
     pub deadline: Instant,
-    /// For streaming output (bash).
-    pub events: EventBus,
+    /// Where a running call streams its raw output (bash); the supervisor
+    /// turns the chunks into events.
+    pub output: OutputSink,
+}
+
+/// Where a running call sends chunks of raw output as they are produced.
+#[derive(Clone)]
+pub struct OutputSink(Arc<SendChunk>);
+
+/// What an [`OutputSink`] calls with each chunk.
+type SendChunk = dyn Fn(&[u8]) + Send + Sync;
+
+impl OutputSink {
+    /// A sink that hands each chunk to `f`.
+    pub fn new(f: impl Fn(&[u8]) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(f))
+    }
+
+    /// A sink that drops every chunk (tests, callers that do not stream).
+    pub fn discard() -> Self {
+        Self::new(|_| {})
+    }
+
+    /// Send one chunk.
+    pub fn send(&self, chunk: &[u8]) {
+        (self.0)(chunk)
+    }
+}
+
+impl std::fmt::Debug for OutputSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OutputSink")
+    }
 }
 
 impl RunContext {
@@ -102,6 +142,15 @@ pub trait Invocation: Send + 'static {
     fn subject(&self) -> Subject;
     /// For writes: the change, shown to the human before it is approved.
     fn proposal(&self) -> Option<crate::call::Proposal> {
+        None
+    }
+    /// What the approval prompt shows for it (default: the arguments).
+    fn view(&self) -> CallView {
+        CallView::Args
+    }
+    /// What the human may edit at the prompt before approving it (default:
+    /// nothing; bash: the command). See [`Tool::editable_arg`].
+    fn edit(&self) -> Option<EditField> {
         None
     }
     /// Run it. Errors are results with `is_error`; timeouts and
@@ -142,12 +191,60 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The arguments that say what a call is about, most telling first
+    /// (`path`; bash: `command`; grep: `path`, then `pattern`). The first one
+    /// present names a call that could not be prepared: see
+    /// [`unprepared_summary`].
+    fn subject_args(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The argument the human may edit at the prompt before approving it
+    /// (bash: `command`), if any. It is kept whole in the prompt and the
+    /// trail, and [`with_edit`] puts the edited text in its place.
+    fn editable_arg(&self) -> Option<&'static str> {
+        None
+    }
+
     /// An agent's connection ended: drop what the tool keeps for it (bash
     /// ends that agent's shell).
     fn agent_disconnected(&self, _agent: &AgentInfo) {}
 
     /// The supervisor is shutting down: end every process the tool started.
     fn shutdown(&self) {}
+}
+
+/// A one-line description of a call of `tool` that could not be prepared,
+/// from its raw arguments: the tool's name and the first line of the first
+/// of its [`Tool::subject_args`] present (`cat .env`, `bash rm -rf /`), else
+/// the arguments as JSON (`grep {"patern":…}`). Not cut to length.
+pub fn unprepared_summary(tool: &dyn Tool, args: &Value) -> String {
+    let first = tool
+        .subject_args()
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str));
+    let detail = match first {
+        Some(s) => s.lines().next().unwrap_or_default().to_string(),
+        None => match args.as_object() {
+            Some(o) if o.is_empty() => String::new(),
+            _ => args.to_string(),
+        },
+    };
+    format!("{} {detail}", tool.spec().name).trim().to_string()
+}
+
+/// `args` with the tool's [`Tool::editable_arg`] replaced by `edited`, the
+/// arguments of the call the human approved; `None` when the tool has
+/// nothing to edit.
+pub fn with_edit(
+    tool: &dyn Tool,
+    args: &Map<String, Value>,
+    edited: &str,
+) -> Option<Map<String, Value>> {
+    let key = tool.editable_arg()?;
+    let mut args = args.clone();
+    args.insert(key.into(), Value::String(edited.to_string()));
+    Some(args)
 }
 
 /// Run blocking work (file system access) off the async runtime.
@@ -189,13 +286,18 @@ impl ToolRegistry {
         reg
     }
 
-    /// Every built-in tool configured from `cfg`, restricted to
-    /// `tools.enabled` (absent: all of them). An unknown name is an error;
-    /// an empty list disables every tool.
-    pub fn from_config(cfg: &crate::config::Config) -> Result<Self, UnknownToolError> {
+    /// Every built-in tool, bash built from `bash` and run in `sandbox`
+    /// (none: unsandboxed), restricted to `tools.enabled` (absent: all of
+    /// them). An unknown name is an error; an empty list disables every
+    /// tool.
+    pub fn configured(
+        tools: &ToolsConfig,
+        bash: &bash::BashConfig,
+        sandbox: Option<Arc<crate::sandbox::Sandbox>>,
+    ) -> Result<Self, UnknownToolError> {
         let mut all = Self::all();
-        all.insert(Arc::new(bash::Bash::new(&cfg.bash)));
-        all.restrict(cfg.tools.enabled.as_deref())
+        all.insert(Arc::new(bash::Bash::new(bash, sandbox)));
+        all.restrict(tools.enabled.as_deref())
     }
 
     /// The built-in tools restricted to `enabled` (None: all of them). An
@@ -249,3 +351,86 @@ impl ToolRegistry {
 
 pub mod readonly;
 pub mod write;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Arc<dyn Tool> {
+        let reg = ToolRegistry::configured(&ToolsConfig::default(), &Default::default(), None)
+            .expect("built-in tools");
+        reg.get(name).expect("a built-in tool").clone()
+    }
+
+    #[test]
+    fn a_call_that_could_not_be_prepared_is_named_by_its_tools_subject_argument() {
+        let s = |name: &str, args: Value| unprepared_summary(tool(name).as_ref(), &args);
+        assert_eq!(s("cat", json!({"path": ".env"})), "cat .env");
+        assert_eq!(
+            s("bash", json!({"command": "rm -rf /\necho"})),
+            "bash rm -rf /"
+        );
+        assert_eq!(s("diff", json!({"path_a": "a", "path_b": "b"})), "diff a");
+        assert_eq!(s("grep", json!({"pattern": "TODO"})), "grep TODO");
+        assert_eq!(
+            s("grep", json!({"pattern": "TODO", "path": "src"})),
+            "grep src"
+        );
+        assert_eq!(s("pwd", json!({})), "pwd");
+        // No subject argument: the arguments as sent.
+        assert_eq!(s("grep", json!({"patern": 1})), r#"grep {"patern":1}"#);
+        assert_eq!(s("bash", json!({"path": "x"})), r#"bash {"path":"x"}"#);
+    }
+
+    #[test]
+    fn only_a_tool_with_an_editable_argument_can_be_edited() {
+        let args = json!({"command": "rm -rf build", "description": "clean"});
+        let args = args.as_object().unwrap();
+        let edited = with_edit(tool("bash").as_ref(), args, "rm -rf build/tmp").unwrap();
+        assert_eq!(edited["command"], "rm -rf build/tmp");
+        assert_eq!(edited["description"], "clean");
+        for name in ["write_file", "edit_file", "read_file", "grep"] {
+            assert!(
+                with_edit(tool(name).as_ref(), args, "x").is_none(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_tool_says_what_the_prompt_shows_and_what_may_be_edited() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        let prep = |name: &str, args: Value| {
+            let args = args.as_object().cloned().unwrap_or_default();
+            tool(name).prepare(&args, &scope).expect("prepared")
+        };
+        let bash = prep(
+            "bash",
+            json!({"command": "make test", "description": "run the tests"}),
+        );
+        assert_eq!(
+            bash.view(),
+            CallView::Command {
+                command: "make test".into(),
+                cwd: None,
+                description: Some("run the tests".into()),
+            }
+        );
+        assert_eq!(
+            bash.edit(),
+            Some(EditField::Command {
+                text: "make test".into()
+            })
+        );
+        // Only a restart: no command to show or edit.
+        let restart = prep("bash", json!({"restart": true}));
+        assert_eq!((restart.view(), restart.edit()), (CallView::Args, None));
+        let write = prep("write_file", json!({"path": "a.txt", "content": "new\n"}));
+        assert_eq!((write.view(), write.edit()), (CallView::Change, None));
+        let read = prep("read_file", json!({"path": "a.txt"}));
+        assert_eq!((read.view(), read.edit()), (CallView::Args, None));
+    }
+}

@@ -5,7 +5,7 @@
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
-use super::audit_tail::AuditLine;
+use super::records::AuditLine;
 use crate::call::{CallId, CallInfo, Decision, Event, PolicyVerdict};
 use crate::policy::{Grant, GrantScope};
 

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::diff::{self, DiffLine};
 use super::text_input::TextInput;
-use crate::call::{CallId, CallInfo, PolicyVerdict};
+use crate::call::{CallId, CallInfo, CallView, EditField, PolicyVerdict};
 use crate::policy::GrantScope;
 
 /// A call waiting for the human.
@@ -72,16 +72,37 @@ impl PendingPrompt {
         }
     }
 
-    /// The bash command, for bash calls.
+    /// The command, when the call's view is one (as its tool or the
+    /// agent's hook described it).
     pub fn command(&self) -> Option<&str> {
-        (self.call.tool == "bash")
-            .then(|| self.call.args["command"].as_str())
-            .flatten()
+        match &self.call.view {
+            CallView::Command { command, .. } => Some(command),
+            _ => None,
+        }
     }
 
-    /// The bash call's description.
+    /// The command's description, when the agent gave one.
     pub fn description(&self) -> Option<&str> {
-        self.call.args["description"].as_str()
+        match &self.call.view {
+            CallView::Command { description, .. } => description.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Where the command runs, when the call says.
+    pub fn cwd(&self) -> Option<&str> {
+        match &self.call.view {
+            CallView::Command { cwd, .. } => cwd.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The text `e` edits, when this call can be edited before approval.
+    pub fn editable(&self) -> Option<&str> {
+        match &self.call.edit {
+            Some(EditField::Command { text }) => Some(text),
+            None => None,
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use airlock::config::BashConfig;
+use airlock::tools::bash::BashConfig;
 use airlock::tools::bash::{EnvFilter, RunOutcome, Shell, ShellConfig, procs};
 
 /// A shell config for `ws` with the default filtered environment.

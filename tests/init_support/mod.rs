@@ -63,6 +63,7 @@ impl World {
             },
             project_dir: self.project.clone(),
             record_dir: self.data.join("init"),
+            http_url: None,
         }
     }
 

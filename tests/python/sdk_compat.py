@@ -2,10 +2,13 @@
 """Drive an airlock MCP server with the official MCP Python SDK (`mcp`).
 
     sdk_compat.py --workspace W [--modes legacy,auto] -- COMMAND [ARG...]
+    sdk_compat.py --workspace W [--modes legacy,auto] --url URL
 
 COMMAND is a stdio MCP server whose workspace is W (e.g.
 `airlock serve --stdio --workspace W` or `airlock connect --socket S` with a
-supervisor on W). The script first writes known files into W (and one file
+supervisor on W). With --url, the SDK's Streamable HTTP client connects to
+URL instead (`airlock serve --http` on W, or a supervisor started with
+--http); the checks are the same. The script first writes known files into W (and one file
 next to W, outside it), then for each connect mode of the SDK's `Client`:
 
 * "legacy": the `initialize` handshake (protocol revisions up to 2025-11-25);
@@ -402,12 +405,13 @@ class Checks:
                     traceback.format_exception_only(type(e), e)).strip())
 
 
-async def run_mode(mode: str, command: list[str], ws: Path, auto_may_fall_back: bool, timeout: float) -> Report:
+async def run_mode(mode: str, command: list[str], ws: Path, auto_may_fall_back: bool, timeout: float,
+                   url: str | None = None) -> Report:
     report = Report(mode)
     # The SDK passes only a few variables (HOME, PATH ...) to the server;
     # hand on airlock's own (AIRLOCK_RUNTIME_DIR, AIRLOCK_DATA_DIR ...).
     env = {k: v for k, v in os.environ.items() if k.startswith("AIRLOCK_")}
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ws), env=env)
+    params: Any = url if url else StdioServerParameters(command=command[0], args=command[1:], cwd=str(ws), env=env)
     info = Implementation(name=f"sdk-compat-{mode}", version=version("mcp"))
     try:
         with anyio.fail_after(timeout):
@@ -434,8 +438,9 @@ async def main_async(args: argparse.Namespace) -> int:
     prepare_workspace(ws)
     failed = 0
     for mode in args.modes.split(","):
-        print(f"sdk-compat: mode {mode}: {' '.join(args.command)}", flush=True)
-        report = await run_mode(mode, args.command, ws, args.auto_may_fall_back, args.timeout)
+        target = "Streamable HTTP" if args.url else " ".join(args.command)
+        print(f"sdk-compat: mode {mode}: {target}", flush=True)
+        report = await run_mode(mode, args.command, ws, args.auto_may_fall_back, args.timeout, args.url)
         status = "ok" if not report.failures else f"{len(report.failures)} FAILED"
         print(f"sdk-compat: mode {mode}: {report.passed} checks passed, {status}", flush=True)
         failed += len(report.failures)
@@ -449,8 +454,11 @@ def main() -> int:
     parser.add_argument("--auto-may-fall-back", action="store_true",
                         help="accept auto mode ending on the initialize handshake (for legacy-only servers)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per mode")
-    parser.add_argument("command", nargs="+", help="the server command line (after --)")
+    parser.add_argument("--url", help="connect to this Streamable HTTP URL instead of running COMMAND")
+    parser.add_argument("command", nargs="*", help="the server command line (after --)")
     args = parser.parse_args()
+    if bool(args.url) == bool(args.command):
+        parser.error("give either --url URL or -- COMMAND")
     for mode in args.modes.split(","):
         if mode not in ("legacy", "auto"):
             parser.error(f"unknown mode {mode!r}")

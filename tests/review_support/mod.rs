@@ -460,7 +460,7 @@ pub fn torn_trail() -> (tempfile::TempDir, PathBuf) {
 /// A review of the trail at `path` at `w`×`h`, times in UTC, the clock at
 /// the session's end.
 pub fn review(path: &Path, w: u16, h: u16) -> App {
-    airlock::tui::review::open(
+    airlock::tui::App::open_review(
         path,
         at(301_000),
         FixedOffset::east_opt(0).unwrap(),
@@ -476,7 +476,7 @@ pub fn screen(app: &App) -> String {
         app.size.height,
     ))
     .unwrap();
-    t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
+    t.draw(|f| airlock::tui::draw(f, app)).unwrap();
     styled::render(t.backend().buffer())
 }
 

@@ -12,7 +12,7 @@ use airlock::call::{
     AgentInfo, ApprovedBy, CallInfo, CallOutcome, DecidedBy, Decision, Event, PolicyVerdict,
     Proposal, ToolKind, Verdict, WriteAction,
 };
-use airlock::tui::audit_tail::AuditLine;
+use airlock::tui::records::{AuditLine, Tone};
 use airlock::tui::{App, Header, Msg};
 use chrono::{DateTime, FixedOffset, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -82,14 +82,24 @@ pub fn call(
     }
 }
 
+/// A bash call as the pipeline prepares it: shown as a command, editable.
 pub fn bash(id: u64, command: &str, description: &str) -> CallInfo {
-    call(
+    let mut c = call(
         id,
         "bash",
         ToolKind::Exec,
         json!({ "command": command, "description": description }),
         command,
-    )
+    );
+    c.view = airlock::call::CallView::Command {
+        command: command.into(),
+        cwd: None,
+        description: Some(description.into()),
+    };
+    c.edit = Some(airlock::call::EditField::Command {
+        text: command.into(),
+    });
+    c
 }
 
 pub const TODO_DIFF: &str = "--- a/todo.sh\n+++ b/todo.sh\n@@ -15,8 +15,7 @@\n \n finish() {\n     local n=\"$1\"\n-    # TODO: this marks the line after the one asked for\n-    sed -i \"$((n + 1))s/^\\[ \\]/[x]/\" \"$TODO_FILE\"\n+    sed -i \"${n}s/^\\[ \\]/[x]/\" \"$TODO_FILE\"\n }\n \n case \"${1:-list}\" in\n";
@@ -306,6 +316,13 @@ pub fn audit_lines() -> Vec<AuditLine> {
         time: "03:03:05".into(),
         kind: kind.into(),
         text: text.into(),
+        // What the record says, as the feed types it.
+        tone: match kind {
+            "call_decided" if text.contains(" refused ") => Tone::Refused,
+            "call_decided" => Tone::Approved,
+            "grant_added" => Tone::Grant,
+            _ => Tone::Plain,
+        },
     };
     vec![
         l(
@@ -357,14 +374,14 @@ pub fn type_text(app: &mut App, s: &str) {
 /// The whole screen.
 pub fn screen(app: &App) -> String {
     let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
-    t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
+    t.draw(|f| airlock::tui::draw(f, app)).unwrap();
     styled::render(t.backend().buffer())
 }
 
 /// The whole screen as text only (for `contains` checks).
 pub fn plain(app: &App) -> String {
     let mut t = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
-    t.draw(|f| airlock::tui::ui::draw(f, app)).unwrap();
+    t.draw(|f| airlock::tui::draw(f, app)).unwrap();
     t.backend().to_string()
 }
 

@@ -1,14 +1,16 @@
 //! The guardrails for input the shell parser rejects: the old tokenizer
 //! (quotes, escapes, comments, heredoc bodies; split on `;`, `&`, `|`,
 //! `&&`, `||`, newlines, parentheses, braces, `$(`, backticks). Wrappers
-//! come from the policy's one wrapper table: every word after one that is
-//! not an option or an assignment may start the wrapped command.
+//! and shells come from the policy's one table of each
+//! ([`crate::policy::shell::is_wrapper`], [`crate::policy::shell::is_shell`]):
+//! every word after a wrapper that is not an option or an assignment may
+//! start the wrapped command.
 
 use super::lex::{Simple, Tok, lex, simple_commands};
 use super::{
     DISK_WRITE, FORK_BOMB, Guardrail, MKFS, RM_ROOT, approximate, is_disk, rm_root, writes_device,
 };
-use crate::policy::shell::{basename, is_wrapper};
+use crate::policy::shell::{basename, is_shell, is_wrapper};
 
 /// Nested strings (`bash -c`, `eval`, substitutions) deeper than this are
 /// not looked into.
@@ -99,7 +101,9 @@ fn check_words(words: &[String], depth: usize) -> Option<Guardrail> {
             .filter_map(|a| a.strip_prefix("of="))
             .any(writes_device)
             .then_some(DISK_WRITE),
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "su" => {
+        // `su -c` is a wrapper (above); the shells come from the parser's
+        // table.
+        n if is_shell(n) => {
             let i = args.iter().position(|a| {
                 a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
             })?;
@@ -163,4 +167,33 @@ fn fork_bomb(tokens: &[Tok]) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod shared_tables {
+    use super::*;
+    use crate::policy::shell::{SHELLS, WRAPPERS};
+
+    /// The tokenizer looks into every shell's `-c` and behind every wrapper
+    /// of the parser's tables, not a list of its own.
+    #[test]
+    fn every_shell_and_wrapper_of_the_parsers_tables_is_looked_into() {
+        for shell in SHELLS {
+            assert_eq!(
+                check(&format!("{shell} -c 'rm -rf /'")),
+                Some(RM_ROOT),
+                "{shell}"
+            );
+        }
+        for wrapper in WRAPPERS {
+            assert_eq!(
+                check(&format!("{wrapper} rm -rf /")),
+                Some(RM_ROOT),
+                "{wrapper}"
+            );
+        }
+        // Control: the same words after a program that is neither.
+        assert_eq!(check("echo -c 'rm -rf /'"), None);
+        assert_eq!(check("echo rm -rf /"), None);
+    }
 }

@@ -37,7 +37,9 @@ pub use matcher::{
 pub use parse::parse;
 pub use prefix::propose_prefix;
 pub use safe::known_safe;
-pub use special::{basename, is_wrapper};
+#[cfg(test)]
+pub(crate) use special::{SHELLS, WRAPPERS};
+pub use special::{basename, is_shell, is_wrapper};
 
 /// A command parsed for matching.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

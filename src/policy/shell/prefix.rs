@@ -11,7 +11,7 @@
 //! move or overwrite (`rm`, `mv`, `dd`, `chmod`, `git push`, `git reset`,
 //! `git clean` …): for those only the exact command is offered.
 
-use super::special::basename;
+use super::special::{basename, is_shell, is_wrapper};
 use super::{ParsedCommand, SimpleCommand};
 
 /// Most subcommand words after the program.
@@ -20,7 +20,8 @@ const MAX_SUBCOMMANDS: usize = 2;
 /// Interpreters and programs that run code or commands given to them
 /// (a script, a string, a shell escape): for these, a prefix would allow
 /// any program, so only the exact command is offered. Names that start
-/// with one of [`INTERPRETER_FAMILIES`] count too (`python3.12`).
+/// with one of [`INTERPRETER_FAMILIES`] count too (`python3.12`), and so
+/// do the shells and wrappers of the parser's own tables.
 const INTERPRETERS: &[&str] = &[
     "node",
     "nodejs",
@@ -58,41 +59,14 @@ const INTERPRETERS: &[&str] = &[
     "runghc",
     "runhaskell",
     "swift",
-    "sh",
-    "bash",
-    "dash",
-    "zsh",
-    "ksh",
-    "mksh",
-    "ash",
-    "yash",
-    "posh",
-    "fish",
-    "csh",
-    "tcsh",
-    "rbash",
-    "busybox",
     "awk",
     "gawk",
     "mawk",
     "nawk",
     "sed",
-    "env",
-    "sudo",
-    "doas",
-    "su",
-    "xargs",
     "eval",
-    "exec",
-    "command",
-    "builtin",
     "source",
     ".",
-    "nohup",
-    "timeout",
-    "nice",
-    "watch",
-    "parallel",
     "ssh",
     "gdb",
     "lldb",
@@ -331,9 +305,14 @@ fn prefix_of(cmd: &SimpleCommand) -> Option<String> {
     Some(format!("{} *", words.join(" ")))
 }
 
-/// An interpreter or a program that runs code given to it.
+/// An interpreter or a program that runs code given to it: this table, the
+/// shells and the wrappers (the parser's tables, shared with the
+/// guardrails).
 fn is_interpreter(name: &str) -> bool {
-    INTERPRETERS.contains(&name) || INTERPRETER_FAMILIES.iter().any(|f| name.starts_with(f))
+    INTERPRETERS.contains(&name)
+        || is_shell(name)
+        || is_wrapper(name)
+        || INTERPRETER_FAMILIES.iter().any(|f| name.starts_with(f))
 }
 
 /// `test`, `run`, `build:prod`, `ls-files`: not an option, path, file
@@ -352,6 +331,17 @@ mod tests {
 
     fn propose(c: &str) -> Option<String> {
         propose_prefix(&parse(c).unwrap())
+    }
+
+    #[test]
+    fn no_prefix_for_any_shell_or_wrapper_of_the_parsers_tables() {
+        // `time` is a reserved word to bash: `time build x` runs `build`.
+        let tables = super::super::SHELLS.iter().chain(super::super::WRAPPERS);
+        for name in tables.filter(|n| **n != "time") {
+            assert_eq!(propose(&format!("{name} build x")), None, "{name}");
+        }
+        // Control: an ordinary program with the same words gets one.
+        assert_eq!(propose("make build x").as_deref(), Some("make build x *"));
     }
 
     #[test]

@@ -7,13 +7,13 @@ use super::parse::Walker;
 use super::{Hazard, SimpleCommand, Word};
 
 /// Shells whose `-c` takes a command string.
-const SHELLS: &[&str] = &[
+pub(crate) const SHELLS: &[&str] = &[
     "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh",
     "rbash",
 ];
 
 /// Programs that run another program given in their arguments.
-const WRAPPERS: &[&str] = &[
+pub(crate) const WRAPPERS: &[&str] = &[
     "env",
     "sudo",
     "doas",
@@ -62,6 +62,12 @@ const WRAPPERS: &[&str] = &[
 /// The last path component of a program word: `/usr/bin/env` is `env`.
 pub fn basename(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
+}
+
+/// Whether `name` (a basename) is a shell whose `-c` takes a command
+/// string.
+pub fn is_shell(name: &str) -> bool {
+    SHELLS.contains(&name)
 }
 
 /// Whether `name` (a basename) is a wrapper.
@@ -198,7 +204,7 @@ impl Walker {
             "find" => self.find(args, hazards),
             "command" if matches!(args.first().and_then(Word::literal), Some("-v" | "-V")) => {}
             "env" if args.is_empty() => {}
-            _ if SHELLS.contains(&name) => self.shell(args, hazards),
+            _ if is_shell(name) => self.shell(args, hazards),
             _ if is_wrapper(name) => {
                 hazards.push(Hazard::Wrapper(name.to_owned()));
                 if name == "parallel" {

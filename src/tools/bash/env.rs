@@ -6,7 +6,7 @@ use std::ffi::OsString;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::config::BashConfig;
+use super::BashConfig;
 
 /// Set in every shell, overriding the inherited values.
 pub const FIXED: &[(&str, &str)] = &[

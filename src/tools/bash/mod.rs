@@ -10,14 +10,14 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::call::{AgentInfo, Event, Subject, ToolKind};
-use crate::config::BashConfig;
+use crate::call::{AgentInfo, CallView, EditField, Subject, ToolKind};
 use crate::sandbox::{Sandbox, SandboxMode};
 use crate::scope::Scope;
 use crate::tools::readonly::{args, object_schema};
 use crate::tools::{Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec};
 
 pub mod capture;
+mod config;
 pub mod env;
 mod plumbing;
 pub mod pool;
@@ -26,6 +26,7 @@ mod result;
 pub mod sentinel;
 pub mod session;
 
+pub use config::BashConfig;
 pub use env::EnvFilter;
 pub use pool::{Pool, PoolOutcome, Request};
 pub use session::{Ending, RunOutcome, Shell, ShellConfig, ShellError};
@@ -86,10 +87,25 @@ fn sandbox_sentence(st: &crate::sandbox::SandboxStatus, late_hiding: bool) -> St
     format!(" The shell runs in {kind}: {}.", parts.join("; "))
 }
 
+/// The description, with the sentence of the sandbox when one is active.
+fn description(sandbox: Option<&Sandbox>) -> &'static str {
+    let Some(sandbox) = sandbox.filter(|s| s.status().is_active()) else {
+        return DESCRIPTION;
+    };
+    let text = format!(
+        "{DESCRIPTION}{}",
+        sandbox_sentence(sandbox.status(), sandbox.hides_late())
+    );
+    // Once per session: the spec holds a static description.
+    Box::leak(text.into_boxed_str())
+}
+
 impl Bash {
-    /// Build it from the `[bash]` config. An invalid env pattern makes every
-    /// call fail with a message naming it (never a leak of the secrets).
-    pub fn new(cfg: &BashConfig) -> Self {
+    /// Build it from the `[bash]` config, every shell run in `sandbox` (a
+    /// session's; see [`crate::sandbox`]; none: unsandboxed). An invalid env
+    /// pattern makes every call fail with a message naming it (never a leak
+    /// of the secrets).
+    pub fn new(cfg: &BashConfig, sandbox: Option<Arc<Sandbox>>) -> Self {
         let props = json!({
             "command": {
                 "type": "string",
@@ -117,30 +133,15 @@ impl Bash {
             spec: ToolSpec {
                 name: "bash",
                 title: "Run a bash command",
-                description: DESCRIPTION,
+                description: description(sandbox.as_deref()),
                 kind: ToolKind::Exec,
                 input_schema: object_schema(props, &[]),
             },
             cfg: cfg.clone(),
             env: EnvFilter::new(cfg),
             pool: Arc::new(Pool::new()),
-            sandbox: None,
+            sandbox,
         }
-    }
-
-    /// Run every shell in `sandbox` (a session's; see [`crate::sandbox`]).
-    pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Self {
-        let st = sandbox.status();
-        if st.is_active() {
-            let text = format!(
-                "{DESCRIPTION}{}",
-                sandbox_sentence(st, sandbox.hides_late())
-            );
-            // Once per session: the spec holds a static description.
-            self.spec.description = Box::leak(text.into_boxed_str());
-        }
-        self.sandbox = Some(sandbox);
-        self
     }
 
     /// The shells (for tests and diagnostics).
@@ -153,9 +154,8 @@ impl Bash {
 #[serde(deny_unknown_fields)]
 struct BashArgs {
     command: Option<String>,
-    /// Shown to the human (it is in the call's arguments); not used here.
+    /// Shown to the human at the prompt.
     #[serde(default)]
-    #[allow(dead_code)]
     description: Option<String>,
     #[serde(default)]
     restart: bool,
@@ -165,6 +165,14 @@ struct BashArgs {
 impl Tool for Bash {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["command"]
+    }
+
+    fn editable_arg(&self) -> Option<&'static str> {
+        Some("command")
     }
 
     fn output_schema(&self) -> Option<Map<String, Value>> {
@@ -208,6 +216,7 @@ impl Tool for Bash {
             .max(1);
         Ok(Box::new(BashCall {
             command,
+            description: parsed.description,
             restart: parsed.restart,
             timeout_secs,
             max_output: self.cfg.max_output_bytes,
@@ -229,6 +238,7 @@ impl Tool for Bash {
 
 struct BashCall {
     command: Option<String>,
+    description: Option<String>,
     restart: bool,
     timeout_secs: u64,
     max_output: usize,
@@ -282,6 +292,23 @@ impl Invocation for BashCall {
         }
     }
 
+    fn view(&self) -> CallView {
+        match &self.command {
+            Some(command) => CallView::Command {
+                command: command.clone(),
+                cwd: None,
+                description: self.description.clone(),
+            },
+            None => CallView::Args,
+        }
+    }
+
+    fn edit(&self) -> Option<EditField> {
+        self.command
+            .as_ref()
+            .map(|c| EditField::Command { text: c.clone() })
+    }
+
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
         Box::pin(async move {
             let filter = match &self.env {
@@ -306,14 +333,8 @@ impl Invocation for BashCall {
                 restart: self.restart,
                 timeout: Duration::from_secs(self.timeout_secs),
             };
-            let events = ctx.events.clone();
-            let id = ctx.call_id;
-            let mut stream = move |chunk: &[u8]| {
-                events.emit(Event::CallOutput {
-                    id,
-                    chunk: chunk.to_vec(),
-                })
-            };
+            let output = ctx.output.clone();
+            let mut stream = move |chunk: &[u8]| output.send(chunk);
             match self
                 .pool
                 .run(ctx.agent.id, &cfg, &req, &ctx.cancel, &mut stream)

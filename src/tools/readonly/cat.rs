@@ -42,6 +42,10 @@ impl Tool for Cat {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,

@@ -63,6 +63,10 @@ impl Tool for Diff {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path_a"]
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,

@@ -136,6 +136,10 @@ impl Tool for Find {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path", "pattern"]
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,

@@ -120,6 +120,10 @@ impl Tool for Grep {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path", "pattern"]
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,

@@ -36,6 +36,10 @@ impl Tool for Head {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,

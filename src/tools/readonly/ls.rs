@@ -76,6 +76,10 @@ impl Tool for Ls {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,

@@ -74,6 +74,10 @@ impl Tool for ReadFile {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,

@@ -50,6 +50,10 @@ impl Tool for Stat {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
+    }
+
     fn output_schema(&self) -> Option<Map<String, Value>> {
         Some(output_schema())
     }

@@ -41,6 +41,10 @@ impl Tool for Tail {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
+    }
+
     fn prepare(
         &self,
         a: &Map<String, Value>,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{AgentInfo, EventBus};
+use crate::call::AgentInfo;
 use crate::scope::{DEFAULT_EXCLUDED, Scope};
 use crate::tools::{Limits, RunContext, Tool, ToolError, ToolOutput};
 
@@ -31,7 +31,7 @@ pub(crate) fn ctx(scope: &Scope) -> RunContext {
         limits: Limits::default(),
         cancel: CancellationToken::new(),
         deadline: Instant::now() + Duration::from_secs(10),
-        events: EventBus::default(),
+        output: crate::tools::OutputSink::discard(),
     }
 }
 

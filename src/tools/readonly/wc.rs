@@ -42,6 +42,10 @@ impl Tool for Wc {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
+    }
+
     fn output_schema(&self) -> Option<Map<String, Value>> {
         Some(output_schema())
     }

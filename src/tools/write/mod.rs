@@ -21,7 +21,7 @@ use super::readonly::{args, object_schema};
 use super::{
     Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
 };
-use crate::call::{Proposal, Subject, ToolKind, WriteAction};
+use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 
 /// Largest file the write tools read or produce (64 MiB).
@@ -169,6 +169,10 @@ impl Tool for WriteFile {
         &self.spec
     }
 
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
+    }
+
     fn output_schema(&self) -> Option<Map<String, Value>> {
         Some(output_schema())
     }
@@ -201,6 +205,10 @@ impl Tool for WriteFile {
 impl Tool for EditFile {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn subject_args(&self) -> &'static [&'static str] {
+        &["path"]
     }
 
     fn output_schema(&self) -> Option<Map<String, Value>> {
@@ -285,6 +293,10 @@ impl Invocation for WriteCall {
 
     fn proposal(&self) -> Option<Proposal> {
         Some(self.proposal.clone())
+    }
+
+    fn view(&self) -> CallView {
+        CallView::Change
     }
 
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {

@@ -2,11 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::dirs::PROJECT_CONFIG;
 use crate::scope::{FileKind, Scope, ScopeError};
 
 /// Names inside the workspace that writes never touch, whatever the
 /// exclusions say: git's internals and airlock's own project config.
-pub const PROTECTED: &[&str] = &[".git", crate::config::PROJECT_CONFIG];
+pub const PROTECTED: &[&str] = &[".git", PROJECT_CONFIG];
 
 /// A checked write target.
 #[derive(Debug, Clone)]
@@ -94,7 +95,7 @@ fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
     let first = rel.components().next().map(|c| c.as_os_str());
     let in_git = rel.components().any(|c| c.as_os_str() == ".git");
     let is_project_config = root == scope.workspace()
-        && first.is_some_and(|f| f == crate::config::PROJECT_CONFIG)
+        && first.is_some_and(|f| f == PROJECT_CONFIG)
         && rel.components().count() == 1;
     if in_git || is_project_config {
         return Err(ScopeError::Excluded {
@@ -102,7 +103,7 @@ fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
             pattern: if in_git {
                 ".git (protected)".into()
             } else {
-                format!("{} (protected)", crate::config::PROJECT_CONFIG)
+                format!("{} (protected)", PROJECT_CONFIG)
             },
         });
     }

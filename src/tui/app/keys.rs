@@ -7,9 +7,10 @@ use super::{App, Focus, KEY_GUARD, Overlay};
 use crate::call::{ApprovedBy, DecidedBy, Decision};
 use crate::tui::keymap::{self, Action, Context};
 use crate::tui::msg::Effect;
+use crate::tui::prompt::PromptQueue;
 use crate::tui::prompt::Step;
 use crate::tui::text_input::TextInput;
-use crate::tui::ui::{detail, layout, prompt};
+use crate::tui::ui::{detail, layout};
 
 /// Rows the mouse wheel scrolls.
 const WHEEL: isize = 3;
@@ -24,7 +25,10 @@ impl App {
             return;
         };
         let in_prompt = matches!(ctx, Context::Choose | Context::Pick | Context::Typing);
-        if in_prompt && self.now < self.prompts.shown_at + KEY_GUARD {
+        let guarded = self
+            .live()
+            .is_some_and(|l| self.now < l.prompts.shown_at + KEY_GUARD);
+        if in_prompt && guarded {
             return;
         }
         match ctx {
@@ -50,7 +54,7 @@ impl App {
         if self.overlay.is_some() {
             return;
         }
-        if !self.prompts.is_empty() {
+        if self.prompting() {
             self.scroll_prompt(delta);
             return;
         }
@@ -76,7 +80,7 @@ impl App {
 
     fn ask_to_quit(&mut self, fx: &mut Vec<Effect>) {
         let running = self.calls.count(crate::tui::calls::CallStatus::Running);
-        if self.prompts.is_empty() && running == 0 {
+        if !self.prompting() && running == 0 {
             self.quit(fx);
         } else {
             self.overlay = Some(Overlay::QuitConfirm);
@@ -157,11 +161,12 @@ impl App {
             }
             Focus::Detail => {
                 let width = self.panes(self.size).detail.width;
-                let total = detail::lines(self, width).len();
+                let pane = self.detail_pane();
+                let total = detail::lines(&pane, width).len();
                 let max = total.saturating_sub(height);
                 let top = self
                     .detail_scroll
-                    .unwrap_or_else(|| detail::auto_top(self, total, height));
+                    .unwrap_or_else(|| detail::auto_top(&pane, total, height));
                 let to = top.saturating_add_signed(delta).min(max);
                 self.detail_scroll = Some(to);
             }
@@ -169,29 +174,34 @@ impl App {
     }
 
     fn scroll_prompt(&mut self, delta: isize) {
-        let Some(v) = prompt::view(self, self.size) else {
+        let Some(v) = self.prompt_layout() else {
             return;
         };
-        self.prompts.scroll = v.top.saturating_add_signed(delta).min(v.max_top());
-        if self.prompts.scroll >= v.max_top() {
-            self.prompts.seen_end = true;
+        let Some(q) = self.queue_mut() else { return };
+        q.scroll = v.top.saturating_add_signed(delta).min(v.max_top());
+        if q.scroll >= v.max_top() {
+            q.seen_end = true;
         }
     }
 
     /// True once every row of the prompt has had its turn on screen (its
     /// end has been in view, or it all fits now).
     fn prompt_seen(&mut self) -> bool {
-        if self.prompts.seen_end {
+        if self.queue().is_none_or(|q| q.seen_end) {
             return true;
         }
-        let at_end = prompt::view(self, self.size).is_none_or(|v| v.at_end());
-        self.prompts.seen_end = at_end;
+        let at_end = self.prompt_layout().is_none_or(|v| v.at_end());
+        if let Some(q) = self.queue_mut() {
+            q.seen_end = at_end;
+        }
         at_end
     }
 
     /// An approval key before the end was on screen: say so, approve nothing.
     fn not_seen_yet(&mut self) {
-        self.prompts.nudged = true;
+        if let Some(q) = self.queue_mut() {
+            q.nudged = true;
+        }
         self.notice(
             "part of this call has not been on screen: scroll to its end (G or j/PgDn) first"
                 .into(),
@@ -202,14 +212,15 @@ impl App {
         let Some(Overlay::Grants { selected }) = self.overlay else {
             return;
         };
-        let last = self.grants.len().saturating_sub(1);
+        let Some(live) = self.live() else { return };
+        let last = live.grants.len().saturating_sub(1);
         let selected = match action {
             Action::Up => selected.saturating_sub(1),
             Action::Down => (selected + 1).min(last),
             Action::Top | Action::PageUp => 0,
             Action::Bottom | Action::PageDown => last,
             Action::Revoke => {
-                if let Some(g) = self.grants.get(selected) {
+                if let Some(g) = live.grants.get(selected) {
                     fx.push(Effect::Revoke(g.id));
                 }
                 selected
@@ -223,22 +234,24 @@ impl App {
     }
 
     fn prompt_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
-        let Some(p) = self.prompts.front() else {
+        let Some(q) = self.queue() else { return };
+        let Some(p) = q.front() else {
             return;
         };
+        let step = q.step.clone();
         let id = p.call.id;
-        let command = p.command().map(String::from);
+        let command = p.editable().map(String::from);
         let n_choices = p.choices.len();
         let page = (layout::prompt(self.size).height as isize - 10).max(1);
         let approving = matches!(
             action,
             Action::Approve | Action::Session | Action::Always | Action::Edit
         );
-        if matches!(self.prompts.step, Step::Choose) && approving && !self.prompt_seen() {
+        if matches!(step, Step::Choose) && approving && !self.prompt_seen() {
             self.not_seen_yet();
             return;
         }
-        match (self.prompts.step.clone(), action) {
+        match (step.clone(), action) {
             (_, Action::DenyNow) => self.respond(id, Decision::deny(DecidedBy::User, None), fx),
             (_, Action::Help) => self.overlay = Some(Overlay::Help),
             (_, Action::Grants) => self.overlay = Some(Overlay::Grants { selected: 0 }),
@@ -249,13 +262,13 @@ impl App {
             (Step::Choose, Action::Session | Action::Always) if n_choices == 0 => {
                 self.notice("nothing to grant for this call; approve it once with y".into());
             }
-            (Step::Choose, Action::Session) => self.prompts.step = Step::Session { selected: 0 },
-            (Step::Choose, Action::Always) => self.prompts.step = Step::Always { selected: 0 },
+            (Step::Choose, Action::Session) => self.set_step(Step::Session { selected: 0 }),
+            (Step::Choose, Action::Always) => self.set_step(Step::Always { selected: 0 }),
             (Step::Choose, Action::Edit) => match command {
-                Some(c) => self.prompts.step = Step::Edit(TextInput::new(&c)),
+                Some(c) => self.set_step(Step::Edit(TextInput::new(&c))),
                 None => self.notice("only bash commands can be edited".into()),
             },
-            (Step::Choose, Action::Deny) => self.prompts.step = Step::Deny(TextInput::default()),
+            (Step::Choose, Action::Deny) => self.set_step(Step::Deny(TextInput::default())),
             (Step::Choose, Action::Up) => self.scroll_prompt(-1),
             (Step::Choose, Action::Down) => self.scroll_prompt(1),
             (Step::Choose, Action::PageUp) => self.scroll_prompt(-page),
@@ -263,7 +276,7 @@ impl App {
             (Step::Choose, Action::Top) => self.scroll_prompt(isize::MIN / 2),
             (Step::Choose, Action::Bottom) => self.scroll_prompt(isize::MAX / 2),
             (Step::Session { selected } | Step::Always { selected }, a) => {
-                let always = matches!(self.prompts.step, Step::Always { .. });
+                let always = matches!(step, Step::Always { .. });
                 let last = n_choices.saturating_sub(1);
                 let to = match a {
                     Action::Up => selected.saturating_sub(1),
@@ -273,22 +286,24 @@ impl App {
                     Action::Pick(n) if (1..=n_choices).contains(&n) => n - 1,
                     Action::Confirm => selected,
                     Action::Back => {
-                        self.prompts.step = Step::Choose;
+                        self.set_step(Step::Choose);
                         return;
                     }
                     _ => return,
                 };
-                self.prompts.step = if always {
+                self.set_step(if always {
                     Step::Always { selected: to }
                 } else {
                     Step::Session { selected: to }
-                };
+                });
                 if matches!(a, Action::Confirm | Action::Pick(_)) {
                     self.grant_and_approve(fx);
                 }
             }
             (Step::Edit(_) | Step::Deny(_), Action::Type(k)) => {
-                if let Step::Edit(input) | Step::Deny(input) = &mut self.prompts.step {
+                if let Some(Step::Edit(input) | Step::Deny(input)) =
+                    self.queue_mut().map(|q| &mut q.step)
+                {
                     input.key(k);
                 }
             }
@@ -307,7 +322,7 @@ impl App {
                 let reason = (!reason.is_empty()).then_some(reason);
                 self.respond(id, Decision::deny(DecidedBy::User, reason), fx);
             }
-            (Step::Edit(_) | Step::Deny(_), Action::Back) => self.prompts.step = Step::Choose,
+            (Step::Edit(_) | Step::Deny(_), Action::Back) => self.set_step(Step::Choose),
             _ => {}
         }
     }
@@ -315,17 +330,21 @@ impl App {
     /// Answer call `id` and take its prompt off the screen.
     fn respond(&mut self, id: crate::call::CallId, decision: Decision, fx: &mut Vec<Effect>) {
         fx.push(Effect::Respond { id, decision });
-        self.prompts.remove(id, self.now);
+        let now = self.now;
+        if let Some(q) = self.queue_mut() {
+            q.remove(id, now);
+        }
     }
 
     /// Confirm the picked grant ("for this session") or rule ("always"),
     /// then approve the call.
     fn grant_and_approve(&mut self, fx: &mut Vec<Effect>) {
-        let Some(p) = self.prompts.front() else {
+        let Some(q) = self.queue() else { return };
+        let Some(p) = q.front() else {
             return;
         };
         let id = p.call.id;
-        let (selected, always) = match self.prompts.step {
+        let (selected, always) = match q.step {
             Step::Session { selected } => (selected, false),
             Step::Always { selected } => (selected, true),
             _ => return,
@@ -339,5 +358,22 @@ impl App {
             fx.push(Effect::Grant(choice.grant));
         }
         self.respond(id, Decision::approve(ApprovedBy::User), fx);
+    }
+}
+
+impl App {
+    /// The prompts waiting (a live session's).
+    fn queue(&self) -> Option<&PromptQueue> {
+        self.live().map(|l| &l.prompts)
+    }
+
+    fn queue_mut(&mut self) -> Option<&mut PromptQueue> {
+        self.live_mut().map(|l| &mut l.prompts)
+    }
+
+    fn set_step(&mut self, step: Step) {
+        if let Some(q) = self.queue_mut() {
+            q.step = step;
+        }
     }
 }

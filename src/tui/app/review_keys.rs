@@ -1,9 +1,10 @@
 //! Keys in a review: the filter field and the jumps to the next denied
 //! or failed call. Everything else moves, as in a live session.
 
-use super::{App, Focus};
+use super::{App, Focus, Mode};
 use crate::tui::keymap::Action;
 use crate::tui::msg::Effect;
+use crate::tui::review::Review;
 use crate::tui::review::{AppliedFilter, filter};
 use crate::tui::text_input::TextInput;
 
@@ -14,7 +15,7 @@ impl App {
     pub(super) fn review_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
         match action {
             Action::Filter => {
-                if let Some(r) = self.review.as_mut() {
+                if let Some(r) = self.review_mut() {
                     let text = r.filter.as_ref().map_or("", |f| f.text.as_str());
                     r.typing = Some(TextInput::new(text));
                 }
@@ -22,7 +23,7 @@ impl App {
             Action::NextProblem => self.jump(true),
             Action::PrevProblem => self.jump(false),
             Action::Back => {
-                if self.review.as_ref().is_some_and(|r| r.filter.is_some()) {
+                if self.review().is_some_and(|r| r.filter.is_some()) {
                     self.set_filter("");
                 }
             }
@@ -31,7 +32,7 @@ impl App {
     }
 
     pub(super) fn filter_action(&mut self, action: Action) {
-        let Some(input) = self.review.as_mut().and_then(|r| r.typing.as_mut()) else {
+        let Some(input) = self.review_mut().and_then(|r| r.typing.as_mut()) else {
             return;
         };
         match action {
@@ -51,7 +52,7 @@ impl App {
     /// keeping the selected call when it still shows, else the next match.
     pub fn set_filter(&mut self, text: &str) {
         let before = self.selected_call();
-        let Some(r) = self.review.as_mut() else {
+        let Some(r) = self.review_mut() else {
             return;
         };
         r.typing = None;
@@ -132,6 +133,15 @@ impl App {
                 }
             }
             None => self.notice(format!("no {PROBLEMS} here")),
+        }
+    }
+}
+
+impl App {
+    fn review_mut(&mut self) -> Option<&mut Review> {
+        match &mut self.mode {
+            Mode::Review(r) => Some(r),
+            Mode::Live(_) => None,
         }
     }
 }

@@ -4,7 +4,7 @@
 use chrono::FixedOffset;
 
 use crate::audit::{LineProblem, Timeline};
-use crate::tui::audit_tail::{self, AuditLine};
+use crate::tui::records::{self, AuditLine};
 
 /// Where each line starts in `text` (a last line without its newline
 /// included).
@@ -77,8 +77,7 @@ impl TrailLines {
 
     /// Line `i` for the audit pane, times at `tz`.
     pub fn describe(&self, i: usize, tz: FixedOffset) -> Option<AuditLine> {
-        let bytes = self.line(i)?;
-        Some(audit_tail::describe(&String::from_utf8_lossy(bytes), tz))
+        Some(records::describe_line(i + 1, self.line(i)?, tz))
     }
 }
 

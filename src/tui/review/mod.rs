@@ -8,10 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, FixedOffset, Utc};
-use ratatui::layout::Rect;
-
-use super::app::{App, Header};
 use super::calls::{CallRow, CallStatus, Recorded};
 use super::text_input::TextInput;
 use crate::audit::timeline::CallEntry;
@@ -20,10 +16,8 @@ use crate::call::CallOutcome;
 
 pub mod filter;
 mod lines;
-mod run;
 
 pub use lines::TrailLines;
-pub use run::{ReviewArgs, ReviewError, run, run_command};
 
 /// Rows of the status bar in a review: the session, the trail's
 /// integrity with the counts, and the filter or the keys.
@@ -89,29 +83,46 @@ impl Review {
         self.verify.error.as_ref().map(|e| e.line)
     }
 
-    /// Turn the review into the app that shows it, the first call selected.
-    pub fn into_app(self, now: DateTime<Utc>, tz: FixedOffset, size: Rect) -> App {
-        let header = Header {
-            workspace: PathBuf::from(self.workspace().unwrap_or("")),
-            socket: PathBuf::new(),
-            audit: self.trail.clone(),
-            label: Some("review".into()),
-            sandbox: None,
-        };
-        let mut app = App::new(header, now, tz, size);
-        for c in &self.timeline.calls {
-            app.calls.push(row(c));
-        }
-        app.calls_view.top(0);
-        app.review = Some(Box::new(self));
-        app.selection_changed();
-        app
+    /// The trail's calls as the panes show calls, in trail order.
+    pub fn call_rows(&self) -> impl Iterator<Item = CallRow> + '_ {
+        self.timeline.calls.iter().map(row)
+    }
+
+    /// The calls pane's positions under the filter in force, if any.
+    pub fn filtered(&self) -> Option<&[usize]> {
+        self.filter.as_ref().map(|f| f.rows.as_slice())
     }
 }
 
-/// Read the trail at `path` into an app showing it.
-pub fn open(path: &Path, now: DateTime<Utc>, tz: FixedOffset, size: Rect) -> std::io::Result<App> {
-    Ok(Review::load(path)?.into_app(now, tz, size))
+/// `airlock review`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReviewArgs {
+    /// The session: its id, any unique part of it (`70c2`), or a path to a trail
+    /// (.jsonl). Default: the newest.
+    #[arg(value_name = "SESSION", conflicts_with = "last")]
+    pub session: Option<String>,
+    /// The newest session.
+    #[arg(long)]
+    pub last: bool,
+}
+
+/// Why a review could not be shown.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    /// The session argument names no single trail.
+    #[error(transparent)]
+    Resolve(#[from] crate::audit::reader::ResolveError),
+    /// The trail could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The trail.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The terminal failed.
+    #[error("terminal: {0}")]
+    Terminal(#[from] std::io::Error),
 }
 
 /// A recorded call as the panes show calls.

@@ -7,43 +7,52 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{pane_title, theme, wrap::fit};
-use crate::tui::app::{App, Focus};
+use chrono::{DateTime, FixedOffset, Utc};
+
+use crate::tui::calls::CallRow;
 
 /// Width of the agent column.
 const AGENT: usize = 12;
 /// Width of the tool column.
 const TOOL: usize = 10;
 
+/// What the calls pane draws: the rows in view and what the title says.
+#[derive(Debug)]
+pub struct CallsPane<'a> {
+    /// The title (`Calls (12)`).
+    pub title: String,
+    /// The right end of the title line (following, where the selection is).
+    pub state: String,
+    /// Keys go to this pane.
+    pub focused: bool,
+    /// The rows in view, top first, each with whether it is selected.
+    pub rows: Vec<(&'a CallRow, bool)>,
+    /// What to say when there is no row at all.
+    pub empty: String,
+    /// The time now (the spinner).
+    pub now: DateTime<Utc>,
+    /// Times are shown at this offset.
+    pub tz: FixedOffset,
+}
+
 /// Draw the calls pane in `area` (title line included).
-pub fn draw(f: &mut Frame, app: &App, area: Rect) {
-    let focused = app.focus == Focus::Calls && app.prompts.is_empty();
-    let (first, end) = app.calls_span();
-    let selected = app.calls_view.selection(first, end);
-    let (title, state) = titles(app, first, end, selected);
-    pane_title(f, area, &title, &state, focused);
+pub fn draw(f: &mut Frame, pane: &CallsPane, area: Rect) {
+    pane_title(f, area, &pane.title, &pane.state, pane.focused);
     let body = super::layout::body(area);
     if body.height == 0 {
         return;
     }
-    if end == first {
-        let hint = match &app.review {
-            Some(r) => match &r.filter {
-                Some(flt) => format!("No call matches {:?}. Esc clears the filter.", flt.text),
-                None => "This trail has no calls.".into(),
-            },
-            None => {
-                "No calls yet. Agents connect with `airlock connect` (see the status bar).".into()
-            }
-        };
-        f.render_widget(Paragraph::new(Line::styled(hint, theme::dim())), body);
+    if pane.rows.is_empty() {
+        let hint = Line::styled(pane.empty.clone(), theme::dim());
+        f.render_widget(Paragraph::new(hint), body);
         return;
     }
-    let (start, stop) = app.calls_view.window(first, end, body.height as usize);
     let width = body.width as usize;
-    let lines: Vec<Line> = (start..stop)
-        .filter_map(|v| Some((v, app.calls.get(app.call_pos(v)?)?)))
-        .map(|(v, row)| {
-            let (icon, style) = theme::status(row.status, app.now);
+    let lines: Vec<Line> = pane
+        .rows
+        .iter()
+        .map(|&(row, selected)| {
+            let (icon, style) = theme::status(row.status, pane.now);
             let fixed = 2 + 9 + AGENT + 1 + TOOL + 1;
             let room = width.saturating_sub(fixed);
             let shown = shown_summary(row);
@@ -51,7 +60,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             let line = Line::from(vec![
                 Span::styled(format!("{icon} "), style),
                 Span::styled(
-                    format!("{} ", theme::clock(row.info.received_at, &app.tz)),
+                    format!("{} ", theme::clock(row.info.received_at, &pane.tz)),
                     theme::dim(),
                 ),
                 Span::raw(format!(
@@ -64,8 +73,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
                 ),
                 Span::raw(summary),
             ]);
-            if Some(v) == selected {
-                line.style(theme::selected(focused))
+            if selected {
+                line.style(theme::selected(pane.focused))
             } else {
                 line
             }
@@ -76,7 +85,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
 
 /// The call's summary; after an edit the command that ran, then the
 /// agent's proposal.
-fn shown_summary(row: &crate::tui::calls::CallRow) -> String {
+fn shown_summary(row: &CallRow) -> String {
     let one = crate::tui::reveal::one_line;
     let edited = row
         .decision
@@ -85,37 +94,21 @@ fn shown_summary(row: &crate::tui::calls::CallRow) -> String {
         .and_then(|d| d.edited_command());
     // A command as it is, never the tool's shortened summary of it.
     let exec = row.info.kind == Some(crate::call::ToolKind::Exec);
-    let proposed = match row.info.args.get("command").and_then(|c| c.as_str()) {
-        Some(c) if exec => one(c),
+    let proposed = match (&row.info.view, row.info.args.get("command")) {
+        (crate::call::CallView::Command { command, .. }, _) => one(command),
+        // A reviewed call has no view: its recorded command.
+        (_, Some(serde_json::Value::String(c))) if exec => one(c),
         _ => one(&row.info.summary),
     };
-    match edited {
+    let shown = match edited {
         Some(e) => format!("✎ {} (proposed: {proposed})", one(e)),
         None => proposed,
-    }
-}
-
-/// The title and what the right end of the title line says: following or
-/// not in a live session; in a review, where the selection is (and the
-/// filter).
-fn titles(app: &App, first: usize, end: usize, selected: Option<usize>) -> (String, String) {
-    let Some(r) = &app.review else {
-        let state = if app.calls_view.follow {
-            "following"
-        } else {
-            "scrolled · G follows"
-        };
-        return (format!("Calls ({})", app.calls.len()), state.into());
     };
-    let at = selected.map_or(0, |s| s + 1 - first);
-    match &r.filter {
-        Some(flt) => (
-            format!("Calls ({} of {})", end - first, app.calls.len()),
-            format!("/{} · {at} of {}", fit(&flt.text, 24), end - first),
-        ),
-        None => (
-            format!("Calls ({})", app.calls.len()),
-            format!("{at} of {}", end - first),
-        ),
+    // Said first, so it is never cut off.
+    match &row.info.runner {
+        crate::call::Runner::Agent { native_tool, .. } => {
+            format!("[agent runs it: {}] {shown}", one(native_tool))
+        }
+        crate::call::Runner::Airlock => shown,
     }
 }

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::{diff, pane_title, theme, wrap};
 use crate::call::{DecidedBy, Decision};
-use crate::tui::app::{App, Focus};
 use crate::tui::calls::{CallRow, CallStatus};
+use chrono::{DateTime, FixedOffset, Utc};
 
 /// Most lines of one argument shown.
 const ARG_LINES: usize = 30;
@@ -20,21 +20,36 @@ const ARG_LINES: usize = 30;
 /// Most bytes of a diff shown here (the prompt shows it all).
 const DIFF_BYTES: usize = 128 * 1024;
 
+/// What the detail pane draws: the selected call.
+#[derive(Debug, Clone, Copy)]
+pub struct DetailPane<'a> {
+    /// The selected call, if any.
+    pub row: Option<&'a CallRow>,
+    /// Keys go to this pane.
+    pub focused: bool,
+    /// Lines scrolled from the top; `None` shows the top, or the newest
+    /// output of a running call.
+    pub scroll: Option<usize>,
+    /// The time now (the spinner, how long it has run).
+    pub now: DateTime<Utc>,
+    /// Times are shown at this offset.
+    pub tz: FixedOffset,
+}
+
 /// Draw the detail pane in `area` (title line included).
-pub fn draw(f: &mut Frame, app: &App, area: Rect) {
-    let focused = app.focus == Focus::Detail && app.prompts.is_empty();
-    let row = app.selected_call().and_then(|p| app.calls.get(p));
+pub fn draw(f: &mut Frame, pane: &DetailPane, area: Rect) {
+    let (focused, row) = (pane.focused, pane.row);
     let title = match row {
         Some(r) => format!("Call #{} · {}", r.info.id, r.info.tool),
         None => "Detail".to_string(),
     };
     pane_title(f, area, &title, "", focused);
     let body = super::layout::body(area);
-    let rows = lines(app, area.width);
+    let rows = lines(pane, area.width);
     let height = body.height as usize;
-    let top = app
-        .detail_scroll
-        .unwrap_or_else(|| auto_top(app, rows.len(), height))
+    let top = pane
+        .scroll
+        .unwrap_or_else(|| auto_top(pane, rows.len(), height))
         .min(rows.len().saturating_sub(1));
     let visible: Vec<Line> = rows.into_iter().skip(top).take(height).collect();
     f.render_widget(Paragraph::new(visible), body);
@@ -42,11 +57,8 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
 
 /// The first line shown when the human has not scrolled: the top, or the
 /// newest output of a running call.
-pub fn auto_top(app: &App, total: usize, height: usize) -> usize {
-    let running = app
-        .selected_call()
-        .and_then(|p| app.calls.get(p))
-        .is_some_and(|r| r.status == CallStatus::Running);
+pub fn auto_top(pane: &DetailPane, total: usize, height: usize) -> usize {
+    let running = pane.row.is_some_and(|r| r.status == CallStatus::Running);
     if running {
         total.saturating_sub(height)
     } else {
@@ -55,9 +67,9 @@ pub fn auto_top(app: &App, total: usize, height: usize) -> usize {
 }
 
 /// The pane's content, wrapped to `width`.
-pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
+pub fn lines(pane: &DetailPane, width: u16) -> Vec<Line<'static>> {
     let width = width as usize;
-    let Some(row) = app.selected_call().and_then(|p| app.calls.get(p)) else {
+    let Some(row) = pane.row else {
         return vec![Line::styled("No call selected.", theme::dim())];
     };
     let mut out = Vec::new();
@@ -72,14 +84,15 @@ pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
             format!(
                 " from {} at {}",
                 info.agent.display_name(),
-                theme::clock(info.received_at, &app.tz)
+                theme::clock(info.received_at, &pane.tz)
             ),
             theme::dim(),
         ),
     ]));
     out.push(Line::raw(crate::tui::reveal::one_line(&info.summary)));
+    out.extend(super::agent_runs_line(&info.runner));
     arguments(row, &mut out);
-    decision(row, app, &mut out);
+    decision(row, pane, &mut out);
     let mut rows = wrap::wrap_all(out, width);
     if let Some(c) = change(row) {
         rows.extend(wrap::wrap(section(&c.title), width));
@@ -95,7 +108,7 @@ pub fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         }
     }
     let mut tail = Vec::new();
-    result(row, app, &mut tail);
+    result(row, pane, &mut tail);
     trail(row, &mut tail);
     rows.extend(wrap::wrap_all(tail, width));
     rows
@@ -184,7 +197,7 @@ pub fn describe(d: &Decision) -> String {
     d.describe()
 }
 
-fn decision(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
+fn decision(row: &CallRow, pane: &DetailPane, out: &mut Vec<Line<'static>>) {
     out.push(section("decision"));
     let recorded = row.recorded.as_deref();
     match &row.decision {
@@ -207,7 +220,7 @@ fn decision(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
                 ]));
             }
             if let Some((r, (_, at))) = recorded.and_then(|r| Some((r, r.decided?))) {
-                let mut when = format!("at {}", theme::clock(at, &app.tz));
+                let mut when = format!("at {}", theme::clock(at, &pane.tz));
                 // How long it waited, when someone was asked.
                 if matches!(
                     d.by(),
@@ -238,15 +251,15 @@ fn decision(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
     }
 }
 
-fn result(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
+fn result(row: &CallRow, pane: &DetailPane, out: &mut Vec<Line<'static>>) {
     if row.status == CallStatus::Running {
         let elapsed = row
             .started_at
-            .map(|s| (app.now - s).num_milliseconds().max(0) as u64)
+            .map(|s| (pane.now - s).num_milliseconds().max(0) as u64)
             .unwrap_or(0);
         out.push(Line::from(vec![
             Span::styled(
-                format!("── output {} ", theme::spinner(app.now)),
+                format!("── output {} ", theme::spinner(pane.now)),
                 theme::heading(),
             ),
             Span::styled(
@@ -265,7 +278,7 @@ fn result(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
         if row.status == CallStatus::Unfinished
             && row.decision.as_ref().is_some_and(|d| d.is_approved())
         {
-            let (icon, style) = theme::status(row.status, app.now);
+            let (icon, style) = theme::status(row.status, pane.now);
             out.push(Line::styled(
                 format!(
                     "── result {icon} none recorded: the session ended or was killed while it ran"
@@ -275,7 +288,7 @@ fn result(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
         }
         return;
     };
-    let (icon, style) = theme::status(row.status, app.now);
+    let (icon, style) = theme::status(row.status, pane.now);
     let mut head = format!(
         "── result {icon} {} · {}",
         o.status,

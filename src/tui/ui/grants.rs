@@ -7,11 +7,26 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{theme, wrap};
-use crate::tui::app::App;
-use crate::tui::calls::CallStatus;
+use chrono::FixedOffset;
 
-/// Draw the grants view with `selected` highlighted.
-pub fn draw(f: &mut Frame, app: &App, selected: usize) {
+use crate::policy::Grant;
+
+/// What the grants view draws.
+#[derive(Debug, Clone, Copy)]
+pub struct GrantsView<'a> {
+    /// The session's grants.
+    pub grants: &'a [Grant],
+    /// The session has had a grant (so an empty list means all revoked).
+    pub had_grants: bool,
+    /// Times are shown at this offset.
+    pub tz: FixedOffset,
+    /// The highlighted grant.
+    pub selected: usize,
+}
+
+/// Draw the grants view.
+pub fn draw(f: &mut Frame, app: &GrantsView) {
+    let selected = app.selected;
     let longest = app
         .grants
         .iter()
@@ -62,10 +77,8 @@ pub fn draw(f: &mut Frame, app: &App, selected: usize) {
     f.render_widget(Paragraph::new(wrap::wrap_all(lines, width)), inner);
 }
 
-/// "Quit and cancel the waiting calls?"
-pub fn draw_quit(f: &mut Frame, app: &App) {
-    let waiting = app.prompts.len();
-    let running = app.calls.count(CallStatus::Running);
+/// "Quit and cancel the waiting calls?", with how many calls wait and run.
+pub fn draw_quit(f: &mut Frame, waiting: usize, running: usize) {
     let lines = vec![
         Line::raw(format!(
             "{} for your answer, {running} running.",

@@ -1,13 +1,12 @@
-//! Drawing: one function per pane and overlay, all reading [`App`] only
-//! (no I/O, no clock), so a frame is a pure function of the state.
+//! Drawing: one function per pane and overlay, each reading only the small
+//! view of what it draws (no app, no I/O, no clock), so a frame is a pure
+//! function of the state. The app builds the views and puts the screen
+//! together (`app::draw`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-
-use crate::tui::app::{App, Overlay};
-use crate::tui::keymap::{HELP, REVIEW_HELP};
 
 pub mod audit;
 pub mod calls;
@@ -21,33 +20,6 @@ pub mod review_bar;
 pub mod status;
 pub mod theme;
 pub mod wrap;
-
-/// Draw the whole screen.
-pub fn draw(f: &mut Frame, app: &App) {
-    let p = app.panes(f.area());
-    calls::draw(f, app, p.calls);
-    detail::draw(f, app, p.detail);
-    audit::draw(f, app, p.audit);
-    match &app.review {
-        Some(r) => review_bar::draw(f, app, r, p.status),
-        None => status::draw(f, app, p.status),
-    }
-    prompt::draw(f, app);
-    match app.overlay {
-        Some(Overlay::Help) if app.review.is_some() => help::draw(f, REVIEW_HELP, None),
-        Some(Overlay::Help) => {
-            let note = format!(
-                "{}\nAgents connect with `airlock connect` (socket {}).",
-                help::KEY_GUARD_NOTE,
-                app.header.socket.display()
-            );
-            help::draw(f, HELP, Some(&note))
-        }
-        Some(Overlay::Grants { selected }) => grants::draw(f, app, selected),
-        Some(Overlay::QuitConfirm) => grants::draw_quit(f, app),
-        None => {}
-    }
-}
 
 /// A pane's title line: the title, a rule, and `right` at the end.
 pub fn pane_title(f: &mut Frame, area: Rect, title: &str, right: &str, focused: bool) {
@@ -72,4 +44,26 @@ pub fn pane_title(f: &mut Frame, area: Rect, title: &str, right: &str, focused: 
         spans.push(Span::styled(right, theme::dim()));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), line_area);
+}
+
+/// What the prompt, the list and the detail say about a call the agent
+/// runs itself (its own tool, reported through its hooks): airlock decides
+/// and records it, but does not run or sandbox it.
+pub fn agent_runs(runner: &crate::call::Runner) -> Option<String> {
+    match runner {
+        crate::call::Runner::Airlock => None,
+        crate::call::Runner::Agent { native_tool, .. } => Some(format!(
+            "the agent runs this call itself ({}), outside airlock's sandbox",
+            crate::report::visible::one_line(native_tool)
+        )),
+    }
+}
+
+/// [`agent_runs`] as a warning line.
+pub fn agent_runs_line(runner: &crate::call::Runner) -> Option<Line<'static>> {
+    let text = agent_runs(runner)?;
+    Some(Line::from(vec![
+        Span::styled("⚠ ", theme::warning()),
+        Span::styled(text, theme::key()),
+    ]))
 }

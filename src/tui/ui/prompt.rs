@@ -10,10 +10,31 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::{diff, theme, wrap};
-use crate::tui::app::App;
-use crate::tui::prompt::{PendingPrompt, Step};
+use chrono::{DateTime, Utc};
+
+use crate::tui::prompt::{PendingPrompt, PromptQueue, Step};
 use crate::tui::reveal;
 use crate::tui::text_input::TextInput;
+
+/// What the prompt draws: the oldest waiting call and what its body
+/// depends on.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptPane<'a> {
+    /// Every waiting call, and the front one's step and scroll.
+    pub queue: &'a PromptQueue,
+    /// The front call's prompt.
+    pub prompt: &'a PendingPrompt,
+    /// The agent's shell directory after its last command, if known.
+    pub shell_cwd: Option<&'a str>,
+    /// The workspace (where an agent's shell starts).
+    pub workspace: &'a std::path::Path,
+    /// The time now (how long it waited).
+    pub now: DateTime<Utc>,
+    /// Seconds left to answer, if a timeout is set.
+    pub seconds_left: Option<u64>,
+    /// Seconds after which the agent gives up waiting, where known.
+    pub gives_up_after: Option<u64>,
+}
 
 /// The prompt as laid out on a screen: its box, every row of its body
 /// (wrapped), the footer, and which rows are in view.
@@ -49,8 +70,8 @@ impl View {
 }
 
 /// The front prompt laid out on `screen`, if a prompt waits.
-pub fn view(app: &App, screen: Rect) -> Option<View> {
-    let p = app.prompts.front()?;
+pub fn view(app: &PromptPane, screen: Rect) -> Option<View> {
+    let p = app.prompt;
     let mut area = super::layout::prompt(screen);
     let width = area.width.saturating_sub(2) as usize;
     let rows = cached_body(app, p, width);
@@ -72,7 +93,7 @@ pub fn view(app: &App, screen: Rect) -> Option<View> {
         });
     }
     let height = inner.saturating_sub(footer.len() + 1).max(1);
-    let top = app.prompts.scroll.min(rows.len().saturating_sub(height));
+    let top = app.queue.scroll.min(rows.len().saturating_sub(height));
     let line = position(app, top, height, rows.len(), width);
     footer.insert(1, line);
     Some(View {
@@ -86,7 +107,13 @@ pub fn view(app: &App, screen: Rect) -> Option<View> {
 
 /// "lines 1–20 of 82 — j/k to scroll", and, after an approval key before
 /// the end was on screen, what to do first.
-fn position(app: &App, top: usize, height: usize, total: usize, width: usize) -> Line<'static> {
+fn position(
+    app: &PromptPane,
+    top: usize,
+    height: usize,
+    total: usize,
+    width: usize,
+) -> Line<'static> {
     let last = (top + height).min(total);
     let mut text = format!(
         "lines {}–{last} of {total} — j/k PgUp/PgDn to scroll",
@@ -97,7 +124,7 @@ fn position(app: &App, top: usize, height: usize, total: usize, width: usize) ->
     } else {
         text.push_str(" (the end)");
     }
-    if app.prompts.nudged && !app.prompts.seen_end && last < total {
+    if app.queue.nudged && !app.queue.seen_end && last < total {
         let warn = format!(
             "▲ {} more lines below: scroll to the end before approving · {text}",
             total - last
@@ -108,21 +135,21 @@ fn position(app: &App, top: usize, height: usize, total: usize, width: usize) ->
 }
 
 /// Draw the prompt for the front call, if any.
-pub fn draw(f: &mut Frame, app: &App) {
-    let Some(p) = app.prompts.front() else { return };
+pub fn draw(f: &mut Frame, app: &PromptPane) {
+    let p = app.prompt;
     let Some(v) = view(app, f.area()) else { return };
     f.render_widget(Clear, v.area);
     let title = vec![
         Span::styled(" Approve? ", theme::key()),
         Span::raw(format!("{} · call #{} ", p.call.tool, p.call.id)),
-        Span::styled(format!("· 1 of {} ", app.prompts.len()), theme::dim()),
+        Span::styled(format!("· 1 of {} ", app.queue.len()), theme::dim()),
     ];
     let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(Style::default().fg(ratatui::style::Color::Yellow))
         .title(Line::from(title));
     let mut right = vec![Span::styled(format!(" {} ", waited(app, p)), theme::dim())];
-    if let Some(left) = app.seconds_left() {
+    if let Some(left) = app.seconds_left {
         right.push(Span::styled(
             format!("answer within {} ", theme::countdown(left)),
             theme::key(),
@@ -142,10 +169,10 @@ pub fn draw(f: &mut Frame, app: &App) {
 }
 
 /// "waited 0:18", and when the agent gives up where airlock knows it.
-fn waited(app: &App, p: &PendingPrompt) -> String {
+fn waited(app: &PromptPane, p: &PendingPrompt) -> String {
     let secs = (app.now - p.call.received_at).num_seconds().max(0) as u64;
     let mut s = format!("waited {}", theme::countdown(secs));
-    if let Some(limit) = app.agent_gives_up_after(&p.call.agent) {
+    if let Some(limit) = app.gives_up_after {
         let name = p.call.agent.display_name();
         if secs < limit {
             s.push_str(&format!(
@@ -191,8 +218,12 @@ fn flagged(flags: &reveal::Flags, out: &mut Vec<Line<'static>>) {
 }
 
 /// [`body`], laid out once per width and shell directory.
-fn cached_body(app: &App, p: &PendingPrompt, width: usize) -> std::sync::Arc<Vec<Line<'static>>> {
-    let key = (width, app.shell_cwd.get(&p.call.agent.id).cloned());
+fn cached_body(
+    app: &PromptPane,
+    p: &PendingPrompt,
+    width: usize,
+) -> std::sync::Arc<Vec<Line<'static>>> {
+    let key = (width, app.shell_cwd.map(String::from));
     let mut cache = match p.rows_cache.lock() {
         Ok(c) => c,
         Err(poisoned) => poisoned.into_inner(),
@@ -208,7 +239,7 @@ fn cached_body(app: &App, p: &PendingPrompt, width: usize) -> std::sync::Arc<Vec
 }
 
 /// Every row of the prompt's body, wrapped to `width`.
-pub fn body(app: &App, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
+pub fn body(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
     if p.call.proposal.is_some() {
         return write_body(p, width);
     }
@@ -221,6 +252,7 @@ pub fn body(app: &App, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
             who(p),
             Span::raw(" wants to run a command:"),
         ]));
+        lines.extend(super::agent_runs_line(&p.call.runner));
         let (rows, f) = reveal::prefixed(
             cmd,
             bold,
@@ -237,12 +269,13 @@ pub fn body(app: &App, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
         }
         let others = other_args(p, &["command", "description"], &mut flags);
         shown.extend(others);
-        shown.extend(cwd(app, p, width));
+        shown.extend(cwd(app, width));
     } else {
         lines.push(Line::from(vec![
             who(p),
             Span::raw(format!(" wants to call {}:", p.call.tool)),
         ]));
+        lines.extend(super::agent_runs_line(&p.call.runner));
         shown.push(Line::styled(
             reveal::one_line(&p.call.summary),
             theme::dim(),
@@ -284,11 +317,12 @@ fn other_args(p: &PendingPrompt, skip: &[&str], flags: &mut reveal::Flags) -> Ve
 
 /// The working directory, with its note on the same row when it fits and
 /// on a row of its own when not (never a stray fragment).
-fn cwd(app: &App, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
-    let (cwd, note) = match app.shell_cwd.get(&p.call.agent.id) {
-        Some(cwd) => (cwd.clone(), "(after the agent's last command)"),
-        None => (
-            app.header.workspace.display().to_string(),
+fn cwd(app: &PromptPane, width: usize) -> Vec<Line<'static>> {
+    let (cwd, note) = match (app.prompt.cwd(), app.shell_cwd) {
+        (Some(cwd), _) => (cwd.to_string(), "(as the agent says)"),
+        (None, Some(cwd)) => (cwd.to_string(), "(after the agent's last command)"),
+        (None, None) => (
+            app.workspace.display().to_string(),
             "(the agent's shell starts here)",
         ),
     };
@@ -326,6 +360,7 @@ fn write_body(p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
         Span::raw(" "),
         Span::styled(format!("−{}", prop.removed), theme::removed()),
     ])];
+    lines.extend(super::agent_runs_line(&p.call.runner));
     lines.push(Line::from(vec![
         label("size"),
         Span::raw(format!(
@@ -365,16 +400,16 @@ fn hint(pairs: &[(&str, &str)]) -> Line<'static> {
     Line::from(spans)
 }
 
-fn footer(app: &App, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
+fn footer(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
     let mut out = vec![Line::styled("─".repeat(width), theme::rule())];
-    match &app.prompts.step {
+    match &app.queue.step {
         Step::Choose => {
             let mut keys = vec![
                 ("y", "approve once"),
                 ("s", "this session…"),
                 ("a", "always…"),
             ];
-            if p.command().is_some() {
+            if p.editable().is_some() {
                 keys.push(("e", "edit"));
             }
             keys.push(("n", "deny…"));
@@ -382,7 +417,7 @@ fn footer(app: &App, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
             out.extend(wrap::wrap(hint(&keys), width));
         }
         Step::Session { selected } | Step::Always { selected } => {
-            let always = matches!(app.prompts.step, Step::Always { .. });
+            let always = matches!(app.queue.step, Step::Always { .. });
             out.push(Line::styled(
                 if always {
                     "Always allow — saved to the project's .airlock.toml:"

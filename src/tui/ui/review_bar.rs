@@ -11,12 +11,28 @@ use ratatui::widgets::Paragraph;
 
 use super::{status, theme, wrap::fit};
 use crate::report::human_duration_ms;
-use crate::tui::app::App;
+use chrono::FixedOffset;
+
+use crate::tui::keymap::Context;
 use crate::tui::review::Review;
 use crate::tui::text_input::TextInput;
 
+/// What the review's status bar draws.
+#[derive(Debug, Clone, Copy)]
+pub struct ReviewBar<'a> {
+    /// The trail under review.
+    pub review: &'a Review,
+    /// Times are shown at this offset.
+    pub tz: FixedOffset,
+    /// A notice to show instead of the keys.
+    pub notice: Option<&'a str>,
+    /// What keys mean now (the hints).
+    pub context: Context,
+}
+
 /// Draw the review's status bar in `area` (three rows).
-pub fn draw(f: &mut Frame, app: &App, r: &Review, area: Rect) {
+pub fn draw(f: &mut Frame, app: &ReviewBar, area: Rect) {
+    let r = app.review;
     let bar = Style::default().bg(Color::Indexed(236));
     let lines = vec![
         session_line(app, r).style(bar),
@@ -26,7 +42,7 @@ pub fn draw(f: &mut Frame, app: &App, r: &Review, area: Rect) {
     f.render_widget(Paragraph::new(lines).style(bar), area);
 }
 
-fn session_line(app: &App, r: &Review) -> Line<'static> {
+fn session_line(app: &ReviewBar, r: &Review) -> Line<'static> {
     let t = &r.timeline;
     let mut spans = vec![
         Span::styled(
@@ -130,7 +146,7 @@ fn integrity_line(r: &Review, width: usize) -> Line<'static> {
 
 /// The filter field while it is open; else a notice, or the filter in
 /// force and the keys.
-fn keys_line(app: &App, r: &Review) -> Line<'static> {
+fn keys_line(app: &ReviewBar, r: &Review) -> Line<'static> {
     let mut spans = Vec::new();
     if let Some(input) = &r.typing {
         spans.push(Span::styled(" filter /", theme::key()));
@@ -154,12 +170,12 @@ fn keys_line(app: &App, r: &Review) -> Line<'static> {
         )));
         spans.push(Span::styled("│ ", theme::dim()));
     }
-    match app.current_notice() {
+    match app.notice {
         Some(n) => spans.push(Span::styled(
             n.to_string(),
             Style::default().fg(Color::Yellow),
         )),
-        None => spans.extend(status::hints(app.context())),
+        None => spans.extend(status::hints(app.context)),
     }
     Line::from(spans)
 }

@@ -8,14 +8,36 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{theme, wrap};
-use crate::tui::app::App;
-use crate::tui::calls::CallStatus;
+use chrono::{DateTime, Utc};
+
+use crate::call::AgentInfo;
+use crate::tui::calls::{CallStatus, CallStore};
+use crate::tui::header::Header;
 use crate::tui::keymap::Context;
+
+/// What the live status bar draws.
+#[derive(Debug)]
+pub struct StatusBar<'a> {
+    /// The session.
+    pub header: &'a Header,
+    /// Connected agents.
+    pub agents: &'a [AgentInfo],
+    /// Calls waiting for the human.
+    pub waiting: usize,
+    /// Every call (their counts by status).
+    pub calls: &'a CallStore,
+    /// The time now (the spinner).
+    pub now: DateTime<Utc>,
+    /// A notice or banner to show instead of the keys.
+    pub message: Option<&'a str>,
+    /// What keys mean now (the hints).
+    pub context: Context,
+}
 
 /// Draw the two status lines in `area`. Each line gives way by priority
 /// when the terminal is narrow: the least important parts go first, and
 /// what is cut ends in `…`.
-pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+pub fn draw(f: &mut Frame, app: &StatusBar, area: Rect) {
     let bar = Style::default().bg(Color::Indexed(236));
     let width = area.width as usize;
     let mut first = vec![Part::new(
@@ -49,6 +71,26 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             Span::raw(" "),
         ],
     ));
+    // Streamable HTTP: the URL when there is room; an address other
+    // machines can reach is always said.
+    if let Some((url, loopback)) = &app.http {
+        if !*loopback {
+            first.push(Part::new(
+                0,
+                vec![Span::styled(
+                    "· HTTP reachable from other machines ",
+                    Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+                )],
+            ));
+        }
+        first.push(Part::new(
+            3,
+            vec![
+                Span::styled("· or ", theme::dim()),
+                Span::raw(format!("{url} ")),
+            ],
+        ));
+    }
     let mut second = Vec::new();
     // The bash sandbox: a sandbox that holds is said briefly; one that
     // does not is said in full, with its reason, and never dropped.
@@ -82,7 +124,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             .join(", "),
     };
     second.push(Part::new(2, vec![Span::raw(format!(" {agents} "))]));
-    let waiting = app.prompts.len();
+    let waiting = app.waiting;
     if waiting > 0 {
         second.push(Part::new(
             0,
@@ -108,12 +150,12 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     }
     second.push(Part::new(4, counts));
     let mut tail = vec![Span::styled("│ ", theme::dim())];
-    match app.current_notice().or(app.banner.as_deref()) {
+    match app.message {
         Some(n) => tail.push(Span::styled(
             n.to_string(),
             Style::default().fg(Color::Yellow),
         )),
-        None => tail.extend(hints(app.context())),
+        None => tail.extend(hints(app.context)),
     }
     // The notice or the keys: cut rather than dropped.
     second.push(Part::new(1, tail));
@@ -202,4 +244,42 @@ pub fn hints(ctx: Context) -> Vec<Span<'static>> {
         out.push(Span::raw(format!(" {what}  ")));
     }
     out
+}
+
+#[cfg(test)]
+mod http_tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::layout::Rect;
+
+    use crate::tui::app::{App, Header};
+
+    fn first_line(http: Option<(&str, bool)>, width: u16) -> String {
+        let header = Header {
+            workspace: "/w".into(),
+            socket: "/s.sock".into(),
+            audit: "/a.jsonl".into(),
+            label: None,
+            sandbox: None,
+        };
+        let tz = chrono::FixedOffset::east_opt(0).unwrap();
+        let mut app = App::new(header, chrono::Utc::now(), tz, Rect::new(0, 0, width, 2));
+        app.http = http.map(|(u, l)| (u.to_string(), l));
+        let mut term = Terminal::new(TestBackend::new(width, 2)).unwrap();
+        term.draw(|f| super::draw(f, &app, f.area())).unwrap();
+        let buf = term.backend().buffer();
+        (0..width)
+            .map(|x| buf[(x, 0)].symbol().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_http_url_is_shown_and_a_reachable_address_always_said() {
+        let url = "http://127.0.0.1:4000/mcp/abc";
+        assert!(first_line(Some((url, true)), 160).contains(url));
+        assert!(!first_line(None, 160).contains("http"));
+        // Narrow: the URL gives way, the warning does not.
+        let narrow = first_line(Some(("http://0.0.0.0:4000/mcp/abc", false)), 80);
+        assert!(narrow.contains("reachable from other machines"), "{narrow}");
+    }
 }
