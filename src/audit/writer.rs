@@ -47,6 +47,8 @@ struct State {
     file: File,
     seq: u64,
     prev: String,
+    /// The lines being written, kept between appends.
+    buf: Vec<u8>,
 }
 
 /// A record as it was appended, for front ends that show the trail as it
@@ -63,6 +65,8 @@ pub struct Appended {
 
 /// Records buffered per subscriber before a slow one misses some.
 const FEED: usize = 4096;
+/// Largest line buffer kept for the next append.
+const MAX_KEPT_BUF: usize = 64 * 1024;
 
 /// An open audit trail. Appends are serialized and each record is written
 /// with one `write` call straight to the file (no user-space buffer), so a
@@ -104,6 +108,7 @@ impl AuditLog {
                 file,
                 seq: 0,
                 prev: GENESIS.to_string(),
+                buf: Vec::new(),
             }),
             feed: broadcast::channel(FEED).0,
         })
@@ -137,39 +142,75 @@ impl AuditLog {
     /// Append one record; returns its sequence number. When this returns
     /// `Ok`, the line has been handed to the kernel in full.
     pub fn append(&self, event: &AuditEvent) -> Result<u64, AuditError> {
-        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let seq = st.seq;
-        let now = Utc::now();
-        let env = Envelope {
-            v: FORMAT_VERSION,
-            seq,
-            ts: now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
-            event,
-            prev: &st.prev,
-        };
-        let mut line = serde_json::to_vec(&env)?;
-        // `line` is `{…}`; hash the bytes as they are, then splice the hash in.
-        let hash = hex::encode(Sha256::digest(&line));
-        line.pop();
-        line.extend_from_slice(b",\"hash\":\"");
-        line.extend_from_slice(hash.as_bytes());
-        line.extend_from_slice(b"\"}\n");
-        st.file.write_all(&line).map_err(|source| AuditError::Io {
-            path: self.path.clone(),
-            source,
-        })?;
-        st.seq += 1;
-        st.prev = hash;
+        self.append_all(&[event])
+    }
+
+    /// Append several records, chained in order, with one `write` call;
+    /// returns the first one's sequence number. When this returns `Ok`,
+    /// every line has been handed to the kernel in full; on `Err` none is
+    /// counted in the chain.
+    pub fn append_all(&self, events: &[&AuditEvent]) -> Result<u64, AuditError> {
+        let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let st = &mut *guard;
+        let first = st.seq;
+        let mut seq = first;
+        let mut stamps = Vec::with_capacity(events.len());
+        let mut prev = [0u8; 64];
+        prev.copy_from_slice(st.prev.as_bytes());
+        st.buf.clear();
+        for event in events {
+            let start = st.buf.len();
+            let now = Utc::now();
+            stamps.push(now);
+            let env = Envelope {
+                v: FORMAT_VERSION,
+                seq,
+                ts: now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+                event,
+                // Written by `hex::encode_to_slice` (or copied from a hex
+                // string): always ASCII.
+                prev: std::str::from_utf8(&prev).unwrap_or(GENESIS),
+            };
+            serde_json::to_writer(&mut st.buf, &env)?;
+            // The record is `{…}`; hash the bytes as they are, then splice
+            // the hash in.
+            let digest = Sha256::digest(&st.buf[start..]);
+            // 32 bytes always fill the 64 hex digits.
+            hex::encode_to_slice(digest, &mut prev).map_err(|e| AuditError::Io {
+                path: self.path.clone(),
+                source: std::io::Error::other(e),
+            })?;
+            st.buf.pop();
+            st.buf.extend_from_slice(b",\"hash\":\"");
+            st.buf.extend_from_slice(&prev);
+            st.buf.extend_from_slice(b"\"}\n");
+            seq += 1;
+        }
+        st.file
+            .write_all(&st.buf)
+            .map_err(|source| AuditError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        st.seq = seq;
+        st.prev.clear();
+        st.prev
+            .push_str(std::str::from_utf8(&prev).unwrap_or(GENESIS));
+        if st.buf.capacity() > MAX_KEPT_BUF {
+            st.buf = Vec::new();
+        }
         // Sent under the lock, so subscribers see records in trail order;
         // cloned only when someone listens.
         if self.feed.receiver_count() > 0 {
-            let _ = self.feed.send(std::sync::Arc::new(Appended {
-                seq,
-                ts: now,
-                event: event.clone(),
-            }));
+            for ((event, ts), seq) in events.iter().zip(stamps).zip(first..) {
+                let _ = self.feed.send(std::sync::Arc::new(Appended {
+                    seq,
+                    ts,
+                    event: (*event).clone(),
+                }));
+            }
         }
-        Ok(seq)
+        Ok(first)
     }
 
     /// Flush the data to stable storage (`fdatasync`): used before a write

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// A compiled set of exclusion globs (case-sensitive).
 #[derive(Debug, Clone)]
@@ -45,11 +45,18 @@ impl Exclusions {
             return None;
         }
         let mut prefix = std::path::PathBuf::new();
-        for c in rel.components() {
+        for (n, c) in rel.components().enumerate() {
             prefix.push(c);
             let name = Path::new(c.as_os_str());
-            for candidate in [name, prefix.as_path()] {
-                if let Some(i) = self.set.matches(candidate).into_iter().next() {
+            // The first component is its own prefix: one match for both.
+            let both = [name, prefix.as_path()];
+            let candidates = if n == 0 { &both[..1] } else { &both[..] };
+            for candidate in candidates {
+                // Only a match (rare) asks which pattern, the lowest first.
+                let candidate = Candidate::new(candidate);
+                if self.set.is_match_candidate(&candidate)
+                    && let Some(&i) = self.set.matches_candidate(&candidate).first()
+                {
                     return Some(&self.patterns[i]);
                 }
             }

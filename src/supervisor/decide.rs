@@ -29,9 +29,14 @@ impl Supervisor {
         cancel: &CancellationToken,
         on_wait: Option<WaitHook>,
     ) -> Decision {
-        let kind = info.kind.unwrap_or(ToolKind::Other);
-        let verdict = self.policy.evaluate(&info.tool, kind, subject);
+        let verdict = self.verdict(info, subject);
         self.decide_verdict(info, verdict, cancel, on_wait).await
+    }
+
+    /// The policy's verdict about `info`, whose policy subject is `subject`.
+    pub(super) fn verdict(&self, info: &CallInfo, subject: &Subject) -> PolicyVerdict {
+        let kind = info.kind.unwrap_or(ToolKind::Other);
+        self.policy.evaluate(&info.tool, kind, subject)
     }
 
     /// The human edited the call (its command) at the prompt and approved
@@ -46,17 +51,17 @@ impl Supervisor {
         Ok(())
     }
 
-    async fn decide_verdict(
+    /// Decide about `info` given the policy's `verdict`: at once for a
+    /// rule or grant (see [`immediate`]), else by the confirmer.
+    pub(super) async fn decide_verdict(
         &self,
         info: &CallInfo,
         verdict: PolicyVerdict,
         cancel: &CancellationToken,
         on_wait: Option<WaitHook>,
     ) -> Decision {
-        match verdict.verdict {
-            Verdict::Allow => return Decision::approve(approver(&verdict)),
-            Verdict::Deny => return blocked(&verdict),
-            Verdict::Ask => {}
+        if let Some(decision) = immediate(&verdict) {
+            return decision;
         }
         let gone = self.connection_token(&info.agent);
         let cancelled = || {
@@ -107,6 +112,16 @@ impl Supervisor {
         prompt_cancel.cancel();
         answer.abort();
         decision
+    }
+}
+
+/// The decision a verdict gives at once (a rule or a grant allows or
+/// denies); `None` when the human is asked.
+pub(super) fn immediate(verdict: &PolicyVerdict) -> Option<Decision> {
+    match verdict.verdict {
+        Verdict::Allow => Some(Decision::approve(approver(verdict))),
+        Verdict::Deny => Some(blocked(verdict)),
+        Verdict::Ask => None,
     }
 }
 

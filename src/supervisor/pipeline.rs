@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::core::{Supervisor, WaitHook};
+use super::decide::immediate;
 use super::prepare::{NotPrepared, Prepared};
 use super::record::CallResult;
 use super::words::{cap_output, refusal_message, say_what_ran};
@@ -70,12 +71,24 @@ impl Supervisor {
             let (c, guard) = link(cancel, &gone);
             (c, Some(guard))
         };
-        self.record_requested(&p.info)?;
-        let decision = self
-            .decide(&p.info, &p.invocation.subject(), &cancel, on_wait)
-            .await;
-        let (decision, p, edit) = self.apply_edit(decision, p).await;
-        self.record_decision(&p.info, &decision)?;
+        let verdict = self.verdict(&p.info, &p.invocation.subject());
+        let (decision, p, edit) = match immediate(&verdict) {
+            // Decided at once: the request and the decision go to the trail
+            // together.
+            Some(decision) => {
+                self.record_requested_and_decided(&p.info, &decision)?;
+                (decision, p, None)
+            }
+            None => {
+                self.record_requested(&p.info)?;
+                let decision = self
+                    .decide_verdict(&p.info, verdict, &cancel, on_wait)
+                    .await;
+                let (decision, p, edit) = self.apply_edit(decision, p).await;
+                self.record_decision(&p.info, &decision)?;
+                (decision, p, edit)
+            }
+        };
         let info = p.info;
         if let Some(refused) = decision.refusal_outcome() {
             let mut text = refusal_message(&decision);

@@ -57,9 +57,11 @@ impl<'a> CallResult<'a> {
 impl Supervisor {
     /// Record that `info` arrived (`call_requested`) and announce it.
     pub fn record_requested(&self, info: &CallInfo) -> Result<(), AuditError> {
-        self.audit
-            .append(&AuditEvent::CallRequested { call: info.clone() })?;
-        self.events.emit(Event::CallReceived(info.clone()));
+        let requested = AuditEvent::CallRequested { call: info.clone() };
+        self.audit.append(&requested)?;
+        if let AuditEvent::CallRequested { call } = requested {
+            self.events.emit(Event::CallReceived(call));
+        }
         Ok(())
     }
 
@@ -68,10 +70,30 @@ impl Supervisor {
     /// survive a crash of the machine before anything changes. `Err`: the
     /// call must not run.
     pub fn record_decision(&self, info: &CallInfo, decision: &Decision) -> Result<(), AuditError> {
-        self.audit.append(&AuditEvent::CallDecided {
-            call_id: info.id,
-            decision: decision.clone(),
-        })?;
+        self.audit.append(&decided(info, decision))?;
+        self.decision_recorded(info, decision)
+    }
+
+    /// [`Supervisor::record_requested`] and [`Supervisor::record_decision`]
+    /// for a call decided at once (a rule or a grant): both records are
+    /// written with one `write`, then both are announced, in order.
+    pub fn record_requested_and_decided(
+        &self,
+        info: &CallInfo,
+        decision: &Decision,
+    ) -> Result<(), AuditError> {
+        let requested = AuditEvent::CallRequested { call: info.clone() };
+        self.audit
+            .append_all(&[&requested, &decided(info, decision)])?;
+        if let AuditEvent::CallRequested { call } = requested {
+            self.events.emit(Event::CallReceived(call));
+        }
+        self.decision_recorded(info, decision)
+    }
+
+    /// After the decision is written: sync an approval of anything but a
+    /// read, then announce the decision.
+    fn decision_recorded(&self, info: &CallInfo, decision: &Decision) -> Result<(), AuditError> {
         if decision.is_approved() && info.kind != Some(crate::call::ToolKind::Read) {
             self.audit.sync_data()?;
         }
@@ -147,5 +169,13 @@ impl Supervisor {
         result.proposal = info.proposal.as_deref();
         self.record_result(info.id, result);
         Ok(())
+    }
+}
+
+/// The `call_decided` record of `decision` about `info`.
+fn decided(info: &CallInfo, decision: &Decision) -> AuditEvent {
+    AuditEvent::CallDecided {
+        call_id: info.id,
+        decision: decision.clone(),
     }
 }

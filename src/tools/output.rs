@@ -131,6 +131,12 @@ impl OutputBuf {
         false
     }
 
+    /// Reserve room for `additional` more bytes (never past the limit).
+    pub fn reserve(&mut self, additional: usize) {
+        let room = self.limit.saturating_sub(self.text.len());
+        self.text.reserve(additional.min(room));
+    }
+
     /// Append a line followed by `\n`.
     pub fn line(&mut self, s: &str) -> bool {
         self.push(s) && self.push("\n")

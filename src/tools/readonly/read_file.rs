@@ -141,8 +141,12 @@ fn read(f: &Opened, asked: Window, ctx: &RunContext) -> ToolOutput {
     }
     let window = asked.limit.unwrap_or(DEFAULT_LINES);
     let mut buf = text::out_buf(ctx);
+    // Each line gains at most its number (6 columns or more), a tab and a
+    // newline.
+    buf.reserve(content.len() + 8 * window.min(total) as usize);
     let mut last_full = asked.offset - 1;
     let mut stopped = false;
+    let mut num = LineNumber::default();
     for (i, line) in text::lines(&content)
         .enumerate()
         .skip((asked.offset - 1) as usize)
@@ -153,7 +157,7 @@ fn read(f: &Opened, asked: Window, ctx: &RunContext) -> ToolOutput {
             stopped = true;
             break;
         }
-        if !buf.line(&format!("{n:>6}\t{}", text::clip_line(line, MAX_LINE))) {
+        if !(buf.push(num.format(n)) && buf.line(&text::clip_line(line, MAX_LINE))) {
             break;
         }
         last_full = n;
@@ -196,10 +200,57 @@ fn read(f: &Opened, asked: Window, ctx: &RunContext) -> ToolOutput {
     out
 }
 
+/// A line's prefix, `format!("{n:>6}\t")` without the formatting
+/// machinery: the number right-aligned in at least 6 columns, then a tab.
+#[derive(Default)]
+struct LineNumber {
+    buf: [u8; 21],
+}
+
+impl LineNumber {
+    fn format(&mut self, mut n: u64) -> &str {
+        let end = self.buf.len();
+        self.buf[end - 1] = b'\t';
+        let mut at = end - 1;
+        loop {
+            at -= 1;
+            self.buf[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        while end - 1 - at < 6 {
+            at -= 1;
+            self.buf[at] = b' ';
+        }
+        // Only ASCII digits, spaces and a tab were written.
+        std::str::from_utf8(&self.buf[at..]).unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tools::readonly::testutil::{prepare_err, run, run_with};
+
+    #[test]
+    fn line_number_matches_format() {
+        let mut num = LineNumber::default();
+        for n in [
+            0,
+            1,
+            9,
+            10,
+            99_999,
+            999_999,
+            1_000_000,
+            12_345_678,
+            u64::MAX,
+        ] {
+            assert_eq!(num.format(n), format!("{n:>6}\t"));
+        }
+    }
 
     fn numbered(n: usize) -> String {
         (1..=n).map(|i| format!("line {i}\n")).collect()

@@ -130,6 +130,7 @@ impl App {
             now: self.now,
             message: self.current_notice().or(live.banner.as_deref()),
             context: self.context(),
+            http: self.http.as_ref(),
         })
     }
 

@@ -32,6 +32,8 @@ pub struct StatusBar<'a> {
     pub message: Option<&'a str>,
     /// What keys mean now (the hints).
     pub context: Context,
+    /// The Streamable HTTP URL and whether only this machine can reach it.
+    pub http: Option<&'a (String, bool)>,
 }
 
 /// Draw the two status lines in `area`. Each line gives way by priority
@@ -73,7 +75,7 @@ pub fn draw(f: &mut Frame, app: &StatusBar, area: Rect) {
     ));
     // Streamable HTTP: the URL when there is room; an address other
     // machines can reach is always said.
-    if let Some((url, loopback)) = &app.http {
+    if let Some((url, loopback)) = app.http {
         if !*loopback {
             first.push(Part::new(
                 0,
@@ -266,7 +268,8 @@ mod http_tests {
         let mut app = App::new(header, chrono::Utc::now(), tz, Rect::new(0, 0, width, 2));
         app.http = http.map(|(u, l)| (u.to_string(), l));
         let mut term = Terminal::new(TestBackend::new(width, 2)).unwrap();
-        term.draw(|f| super::draw(f, &app, f.area())).unwrap();
+        let bar = app.status_bar().expect("a live app has a status bar");
+        term.draw(|f| super::draw(f, &bar, f.area())).unwrap();
         let buf = term.backend().buffer();
         (0..width)
             .map(|x| buf[(x, 0)].symbol().to_string())
