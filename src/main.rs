@@ -124,9 +124,9 @@ enum Command {
         wait: bool,
     },
     /// Configure an agent to use airlock: its MCP registration (`airlock
-    /// connect`, with what that agent needs) and its own shell/write/edit
-    /// tools turned off where it allows, keeping everything else in its
-    /// files (backup beside each file changed).
+    /// connect`, with what that agent needs) and its hooks (`airlock hook
+    /// AGENT` before and after each of its own tool calls), keeping
+    /// everything else in its files (backup beside each file changed).
     Init {
         /// The agent.
         #[arg(value_enum)]
@@ -149,6 +149,14 @@ enum Command {
         /// MCP servers, in untrusted folders).
         #[arg(long)]
         trust_folder: bool,
+        /// Leave the agent's hooks out: airlock then sees only calls to its
+        /// own MCP tools, and the agent's own shell and edit tools are
+        /// turned off where the agent allows it.
+        #[arg(long)]
+        no_hooks: bool,
+        /// Leave airlock's MCP server out (hooks only).
+        #[arg(long, conflicts_with = "no_hooks")]
+        no_mcp: bool,
     },
     /// Try airlock on a throw-away sample workspace, with a built-in agent
     /// that makes every kind of call and waits for your answers.
@@ -242,6 +250,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             remove,
             dry_run,
             trust_folder,
+            no_hooks,
+            no_mcp,
         }) => {
             let dir = match workspace.or(top.workspace) {
                 Some(w) => w,
@@ -259,6 +269,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 project,
                 trust_folder,
                 dry_run,
+                hooks: !no_hooks,
+                mcp: !no_mcp,
                 command: airlock::init::current_command()?,
                 homes: airlock::init::AgentHomes::from_env()?,
                 project_dir,
