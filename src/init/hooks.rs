@@ -112,8 +112,9 @@ pub fn notes(opts: &Options) -> Vec<String> {
             .into(),
         Agent::Codex => "first run: Codex says \"Hooks need review\" and runs airlock's hooks \
                          only after you trust them (`codex`, then /hooks, trust the two airlock \
-                         hooks); until then, and after `airlock init` writes them again, they \
-                         are skipped. `codex exec` cannot ask: trust them in the TUI first."
+                         hooks). Until then — and again after `airlock init` rewrites them — \
+                         Codex skips them and runs its own tools WITHOUT airlock; `codex exec` \
+                         skips them silently (seen with 0.171.0): trust them in the TUI first."
             .into(),
         Agent::Gemini => "first run: Gemini runs hooks only in a trusted folder (its trust \
                           dialog, or --trust-folder); headless `gemini -p` offers the model its \
