@@ -9,7 +9,8 @@
 //!
 //! Run arguments the agents need for their own writing tools headless
 //! (tests/real_agents_support/FACTS.md, "Hooks"): Codex `-s
-//! workspace-write -c model="gpt-5.5"` (apply_patch is offered to a model
+//! danger-full-access -c model="gpt-5.5"` (airlock's hook gates each call;
+//! the agent runs it outside any sandbox, as the prompt says) (apply_patch is offered to a model
 //! Codex knows) and `--dangerously-bypass-hook-trust` (in place of the
 //! user's `/hooks` trust, which `codex exec` cannot ask for); Gemini
 //! `--approval-mode yolo` (airlock's hook asks instead).
@@ -41,8 +42,10 @@ fn native(tool: &'static str, args: Value) -> Step {
 const SHELL: &str = "printf 'hook-out-%s\\n' 42";
 const DELETE: &str = "rm -f notes.txt";
 
-/// The script: a read of .env (refused by airlock's scope, no prompt), a
-/// shell command (approved), an edit (approved), a delete (denied).
+/// The script: (Claude) a read of .env, refused by airlock's scope without
+/// a prompt — Gemini refuses .env itself before its hook, and a Codex read
+/// is a shell command; then a shell command (approved), an edit (approved,
+/// after its diff is shown), a delete (denied with a reason).
 fn steps(agent: Agent, h: &Home) -> Vec<Step> {
     let p = |rel: &str| h.ws.join(rel).display().to_string();
     let mut s = match agent {
@@ -96,7 +99,7 @@ fn run_args(agent: Agent) -> &'static [&'static str] {
         Agent::Codex => &[
             "--dangerously-bypass-hook-trust",
             "-s",
-            "workspace-write",
+            "danger-full-access",
             "-c",
             "model=\"gpt-5.5\"",
         ],
