@@ -15,7 +15,9 @@ client.
 
 Exit status: 0 on success, 1 if any call failed (JSON-RPC error, a result
 with isError, or a reply without the expected text), 2 on usage errors.
-With --json, the summary is printed as one JSON object on stdout.
+With --json, the summary is printed as one JSON object on stdout; with
+--samples FILE, every timed round trip (ns) is also written to FILE as a
+JSON list (bench/read_file.sh merges several rounds from these).
 """
 
 from __future__ import annotations
@@ -146,6 +148,9 @@ def run(args: argparse.Namespace) -> dict:
     finally:
         server.close()
 
+    if args.samples:
+        with open(args.samples, "w") as out:
+            json.dump(samples, out)
     ordered = sorted(samples)
     return {
         "name": args.name,
@@ -171,6 +176,7 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--stderr", help="file for the server's stderr (default: discarded)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--samples", help="write every timed round trip (ns) to this file as JSON")
     parser.add_argument("--timeout", type=int, default=600, help="give up after this many seconds")
     parser.add_argument("command", nargs="+", help="the server command line (after --)")
     args = parser.parse_args()

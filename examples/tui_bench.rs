@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use airlock::supervisor::{AgentInfo, CallInfo, CallOutcome, DecidedBy, Decision, Event, ToolKind};
+use airlock::call::{AgentInfo, ApprovedBy, CallInfo, CallOutcome, Decision, Event, ToolKind};
 use airlock::tui::{App, Header, Msg};
 use chrono::{FixedOffset, Utc};
 use ratatui::Terminal;
@@ -42,19 +42,22 @@ fn main() {
             args: serde_json::json!({ "path": format!("src/file_{id}.rs") }),
             summary: format!("read_file src/file_{id}.rs"),
             received_at: Utc::now(),
+            runner: Default::default(),
+            view: Default::default(),
+            edit: None,
             proposal: None,
         };
         for e in [
             Event::CallReceived(info),
             Event::CallDecided {
                 id,
-                decision: Decision::approve(DecidedBy::User),
+                decision: Decision::approve(ApprovedBy::User),
             },
             Event::CallStarted { id },
             Event::CallFinished {
                 id,
                 outcome: CallOutcome {
-                    status: "ok".into(),
+                    status: airlock::call::Outcome::Ok,
                     duration_ms: 2,
                     wait_ms: None,
                     run_ms: None,
@@ -112,12 +115,15 @@ fn main() {
         args: serde_json::json!({ "command": command, "description": "bench" }),
         summary: "echo line 1 …".into(),
         received_at: Utc::now(),
+        runner: Default::default(),
+        view: Default::default(),
+        edit: None,
         proposal: None,
     };
     app.update(Msg::Prompt {
         call: prompt,
-        verdict: airlock::supervisor::PolicyVerdict {
-            verdict: airlock::supervisor::Verdict::Ask,
+        verdict: airlock::call::PolicyVerdict {
+            verdict: airlock::call::Verdict::Ask,
             rule: "default: exec tools ask".into(),
             source: "built-in".into(),
         },

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use airlock::audit::AuditLog;
+use airlock::call::EventBus;
 use airlock::policy::Policy;
 use airlock::scope::Scope;
-use airlock::supervisor::{ApproveAllConfirmer, EventBus, Supervisor, SupervisorParts};
+use airlock::supervisor::{ApproveAllConfirmer, Supervisor, SupervisorParts};
 use airlock::tools::{Limits, ToolRegistry};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;

@@ -29,8 +29,7 @@ pub fn log_dir(data_dir: &Path) -> PathBuf {
 
 /// The current user's id.
 pub fn uid() -> u32 {
-    // SAFETY: getuid has no preconditions and cannot fail.
-    unsafe { libc::getuid() }
+    rustix::process::getuid().as_raw()
 }
 
 /// The private runtime directory (`$XDG_RUNTIME_DIR/airlock`, else

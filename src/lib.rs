@@ -6,7 +6,10 @@
 //! terminals; front ends meet it at the [`supervisor::Confirmer`] trait and
 //! the [`supervisor::EventBus`].
 
+#![deny(missing_docs)]
+
 pub mod audit;
+pub mod call;
 pub mod config;
 pub mod demo;
 pub mod dirs;

@@ -196,7 +196,15 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    // `serve --stdio` serves one connection: one thread runs it (blocking
+    // work still goes to tokio's blocking pool). Sharing a call's steps
+    // between worker threads cost more than they ran (thread wake-ups on
+    // every hop; see README "Benchmarks").
+    let mut builder = match cli.command {
+        Some(Command::Serve { stdio: true, .. }) => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = builder
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
@@ -412,6 +420,7 @@ fn session_options(
         config_file: global.config.clone(),
         mode: mode.to_string(),
         policy_mode: global.mode,
+        user_config: true,
     })
 }
 

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::audit::{AuditEvent, AuditLog};
+use crate::call::EventBus;
 use crate::config::{self, LoadedConfig};
 use crate::policy::{Mode, Policy};
 use crate::sandbox::{Sandbox, SandboxOverrides, SandboxState, SandboxStatus};
 use crate::scope::Scope;
-use crate::supervisor::{Confirmer, EventBus, Supervisor, SupervisorParts};
+use crate::supervisor::{Confirmer, Supervisor, SupervisorParts};
 use crate::tools::ToolRegistry;
 use crate::tools::bash::Bash;
 
@@ -26,6 +27,10 @@ pub struct SessionOptions {
     pub mode: String,
     /// `--mode`, overriding the configured policy mode.
     pub policy_mode: Option<Mode>,
+    /// Read the user's own config file (`false`: only the built-in
+    /// defaults, the project's file and `config_file`). Tests pass `false`
+    /// rather than changing the process environment.
+    pub user_config: bool,
 }
 
 /// Why a session could not start.
@@ -106,7 +111,7 @@ pub fn start_with(
     confirmer: Arc<dyn Confirmer>,
 ) -> Result<Session, SessionError> {
     let workspace = canonical_workspace(&opts.workspace)?;
-    let loaded = config::load(&workspace, opts.config_file.as_deref())?;
+    let loaded = config::load_with(&workspace, opts.config_file.as_deref(), opts.user_config)?;
     let cfg = &loaded.config;
     let mut tools = ToolRegistry::from_config(cfg)?;
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);

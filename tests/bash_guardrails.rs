@@ -1,9 +1,9 @@
 //! The guardrail corpus: commands that are always refused, and look-alikes
 //! that are not.
 
+use airlock::call::{Subject, ToolKind, Verdict};
 use airlock::policy::Policy;
 use airlock::policy::guardrails::{self, DISK_WRITE, FORK_BOMB, Guardrail, MKFS, RM_ROOT};
-use airlock::supervisor::{Subject, ToolKind, Verdict};
 
 const BLOCKED: &[(&str, Guardrail)] = &[
     ("rm -rf /", RM_ROOT),
@@ -149,14 +149,14 @@ fn policy_denies_with_the_guardrail_named() {
     };
     let v = policy.evaluate("bash", ToolKind::Exec, &subject("sudo rm -rf /"));
     assert_eq!(v.verdict, Verdict::Deny);
-    assert_eq!(v.source, "built-in guardrail");
+    assert_eq!(v.source.describe(), "built-in guardrail");
     assert!(v.rule.contains("rm-root"), "{}", v.rule);
     let v = policy.evaluate("bash", ToolKind::Exec, &subject(":(){ :|:& };:"));
     assert_eq!(v.verdict, Verdict::Deny);
     assert!(v.rule.contains("fork-bomb"), "{}", v.rule);
     let v = policy.evaluate("bash", ToolKind::Exec, &subject("rm -rf ./build"));
     assert_ne!(v.verdict, Verdict::Deny, "{}", v.rule);
-    assert_ne!(v.source, "built-in guardrail");
+    assert_ne!(v.source.describe(), "built-in guardrail");
 }
 
 #[test]

@@ -152,10 +152,10 @@ async fn shells_end_when_the_server_ends() {
     assert_eq!(r.is_error, Some(false));
     let shell = descendants(server);
     assert!(!shell.is_empty() && shell.iter().all(|p| alive(*p)));
-    // SAFETY: killing the server process this test started.
-    unsafe {
-        libc::kill(server, libc::SIGKILL);
-    }
+    let _ = rustix::process::kill_process(
+        rustix::process::Pid::from_raw(server).unwrap(),
+        rustix::process::Signal::KILL,
+    );
     mcp_support::wait_for("the orphaned shell to exit", 5, || {
         shell.iter().all(|p| !alive(*p))
     })

@@ -6,8 +6,9 @@ mod bash_support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use airlock::call::{AgentInfo, Event};
 use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::{AgentInfo, ApproveAllConfirmer, Event};
+use airlock::supervisor::ApproveAllConfirmer;
 use airlock::tools::ToolOutput;
 use bash_support::{alive, gone_within};
 use serde_json::{Value, json};
@@ -40,6 +41,7 @@ fn fixture(config: &str) -> Fixture {
             config_file: Some(cfg),
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         Arc::new(ApproveAllConfirmer),
     )
@@ -370,10 +372,10 @@ async fn a_shell_killed_between_calls_is_replaced_and_the_agent_told() {
     let f = fixture("");
     let a = f.agent("a");
     let pid = pid_of(&f.bash(&a, json!({"command": "echo $$; cd /tmp"})).await);
-    // SAFETY: killing the shell this test started.
-    unsafe {
-        libc::kill(pid, libc::SIGKILL);
-    }
+    let _ = rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid).unwrap(),
+        rustix::process::Signal::KILL,
+    );
     assert!(gone_within(pid, Duration::from_secs(2)));
     tokio::time::sleep(Duration::from_millis(100)).await;
     let out = f.bash(&a, json!({"command": "pwd"})).await;

@@ -98,8 +98,10 @@ async fn start_supervisor(mut cmd: Command, ws: &Ws) -> (Child, PathBuf) {
 }
 
 async fn stop(mut child: Child) {
-    // SAFETY: a signal to our own child.
-    unsafe { libc::kill(child.id().unwrap() as i32, libc::SIGTERM) };
+    let _ = rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id().unwrap() as i32).unwrap(),
+        rustix::process::Signal::TERM,
+    );
     tokio::time::timeout(Duration::from_secs(20), child.wait())
         .await
         .expect("the supervisor stops")

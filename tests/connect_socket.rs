@@ -71,8 +71,11 @@ impl Sup {
     }
 
     async fn terminate(mut self) {
-        // SAFETY: sending a signal to our own child.
-        assert_eq!(unsafe { libc::kill(self.pid(), libc::SIGTERM) }, 0);
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(self.pid()).unwrap(),
+            rustix::process::Signal::TERM,
+        )
+        .unwrap();
         let status = tokio::time::timeout(Duration::from_secs(20), self.child.wait())
             .await
             .expect("the supervisor stops on SIGTERM")
@@ -313,8 +316,7 @@ async fn stale_socket_is_replaced_and_a_live_one_is_refused() {
 
 #[tokio::test]
 async fn other_users_are_refused_by_peer_uid() {
-    // SAFETY: getuid has no preconditions.
-    if unsafe { libc::getuid() } != 0 {
+    if !rustix::process::getuid().is_root() {
         eprintln!("skipped: needs root to connect as another user");
         return;
     }
@@ -365,8 +367,11 @@ async fn other_users_are_refused_by_peer_uid() {
 async fn sigint_right_after_start_ends_the_session_cleanly() {
     let ws = Ws::new();
     let mut sup = Sup::start(&ws).await;
-    // SAFETY: sending a signal to our own child.
-    assert_eq!(unsafe { libc::kill(sup.pid(), libc::SIGINT) }, 0);
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(sup.pid()).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
     let status = tokio::time::timeout(Duration::from_secs(20), sup.child.wait())
         .await
         .expect("the supervisor stops on SIGINT")

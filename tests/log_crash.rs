@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use airlock::audit::Timeline;
+use airlock::call::Outcome;
 use log_support::*;
 use serde_json::{Value, json};
 
@@ -150,13 +151,13 @@ fn sigkill_mid_run_of_1000_calls_loses_no_decision() {
             .decided
             .as_ref()
             .unwrap_or_else(|| panic!("answered call {id} has no decision"));
-        assert!(d.decision.approved);
+        assert!(d.decision.is_approved());
         assert!(d.at.seq > c.requested.seq);
         let f = c
             .finished
             .as_ref()
             .unwrap_or_else(|| panic!("answered call {id} has no result"));
-        assert_eq!(f.status, "ok", "call {id}");
+        assert_eq!(f.status, Outcome::Ok, "call {id}");
         assert!(f.at.seq > d.at.seq);
     }
     // No call ran without a decision on disk first: a result always

@@ -9,8 +9,9 @@ mod log_support;
 
 use std::sync::Arc;
 
+use airlock::call::{ApprovedBy, Decision};
 use airlock::session::{self, SessionOptions};
-use airlock::supervisor::{ConfirmRequest, Confirmer, DecidedBy, Decision};
+use airlock::supervisor::{ConfirmRequest, Confirmer};
 use async_trait::async_trait;
 use log_support::{airlock, records, stdout};
 use serde_json::json;
@@ -37,7 +38,7 @@ impl Confirmer for ApproveAll {
         if r.call.args["command"] == "echo proposed-by-the-agent" {
             Decision::approve_edited(EDITED.into())
         } else {
-            Decision::approve(DecidedBy::User)
+            Decision::approve(ApprovedBy::User)
         }
     }
 
@@ -65,6 +66,7 @@ async fn commands_round_trip_through_the_trail_and_every_reader() {
             config_file: None,
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         Arc::new(ApproveAll),
     )

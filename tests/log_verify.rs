@@ -7,7 +7,7 @@ mod log_support;
 use std::path::{Path, PathBuf};
 
 use airlock::audit::{AuditEvent, AuditLog};
-use airlock::supervisor::{AgentInfo, CallInfo, DecidedBy, Decision};
+use airlock::call::{AgentInfo, ApprovedBy, CallInfo, Decision, Outcome};
 use log_support::*;
 use serde_json::json;
 
@@ -35,17 +35,20 @@ fn trail(data: &Path) -> PathBuf {
             args: json!({"command": format!("echo {id}")}),
             summary: format!("echo {id}"),
             received_at: chrono::Utc::now(),
+            runner: Default::default(),
+            view: Default::default(),
+            edit: None,
             proposal: None,
         };
         log.append(&AuditEvent::CallRequested { call }).unwrap();
         log.append(&AuditEvent::CallDecided {
             call_id: id,
-            decision: Decision::approve(DecidedBy::User),
+            decision: Decision::approve(ApprovedBy::User),
         })
         .unwrap();
         log.append(&AuditEvent::CallFinished {
             call_id: id,
-            status: "ok".into(),
+            status: Outcome::Ok,
             duration_ms: 5,
             wait_ms: None,
             run_ms: None,
@@ -56,6 +59,8 @@ fn trail(data: &Path) -> PathBuf {
             excerpt: format!("{id}\n"),
             change: None,
             cancelled_by: None,
+            exit_code: None,
+            file_sha256: None,
         })
         .unwrap();
     }

@@ -11,11 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use airlock::audit::AuditLog;
+use airlock::call::{ApprovedBy, Decision, EventBus};
 use airlock::policy::Policy;
 use airlock::scope::Scope;
-use airlock::supervisor::{
-    ConfirmRequest, Confirmer, DecidedBy, Decision, EventBus, Supervisor, SupervisorParts,
-};
+use airlock::supervisor::{ConfirmRequest, Confirmer, Supervisor, SupervisorParts};
 use airlock::tools::{Limits, ToolRegistry};
 use async_trait::async_trait;
 use mcp_support::{args, of_type, read_audit, wait_for};
@@ -43,7 +42,7 @@ impl Confirmer for Scripted {
         match self.delay {
             Some(d) => {
                 tokio::time::sleep(d).await;
-                Decision::approve(DecidedBy::User)
+                Decision::approve(ApprovedBy::User)
             }
             None => std::future::pending().await,
         }

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock::call::AgentInfo;
 use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::{AgentInfo, HeadlessConfirmer};
+use airlock::supervisor::HeadlessConfirmer;
 use airlock::tools::ToolOutput;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -60,8 +61,12 @@ struct Env {
 }
 
 fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
 }
 
 fn write(path: &Path, body: &str) {
@@ -70,8 +75,6 @@ fn write(path: &Path, body: &str) {
 }
 
 fn env() -> Env {
-    // SAFETY: every test sets the same value before any session starts.
-    unsafe { std::env::set_var("AIRLOCK_NO_USER_CONFIG", "1") };
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     let outside = dir.path().join("outside");
@@ -106,6 +109,7 @@ fn env() -> Env {
             config_file: None,
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         Arc::new(HeadlessConfirmer),
     )
@@ -433,7 +437,7 @@ async fn every_read_only_tool_runs_under_the_default_policy() {
     ] {
         assert!(names.contains(&t), "{t} is registered: {names:?}");
         let spec = e.session.supervisor.tools().get(t).unwrap().spec().clone();
-        assert_eq!(spec.kind, airlock::supervisor::ToolKind::Read, "{t}");
+        assert_eq!(spec.kind, airlock::call::ToolKind::Read, "{t}");
     }
     let cases: Vec<(&str, Value, &str)> = vec![
         (

@@ -9,8 +9,8 @@
 
 use std::process::Command;
 
+use airlock::call::{PolicyVerdict, Subject, ToolKind, Verdict};
 use airlock::policy::{Action, Mode, Policy, Rule};
-use airlock::supervisor::{PolicyVerdict, Subject, ToolKind, Verdict};
 
 /// Commands whose program is not static: asked.
 const ASKED: &[&str] = &[

@@ -6,11 +6,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock::call::{ApprovedBy, Decision, Subject, ToolKind, Verdict, VerdictSource};
 use airlock::policy::{Action, GrantScope, Mode, Policy};
 use airlock::session::{self, SessionOptions};
-use airlock::supervisor::{
-    ConfirmRequest, Confirmer, DecidedBy, Decision, Subject, ToolKind, Verdict,
-};
+use airlock::supervisor::{ConfirmRequest, Confirmer};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -55,7 +54,7 @@ fn deny_beats_ask_beats_allow() {
     );
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("cargo build"));
     assert_eq!(
-        (v.verdict, v.rule.as_str(), v.source.as_str()),
+        (v.verdict, v.rule.as_str(), v.source.describe()),
         (Verdict::Allow, "bash(cargo *)", "test.toml")
     );
     assert_eq!(
@@ -180,8 +179,8 @@ fn session_grants_exact_prefix_file_and_revoke() {
     let g = p.grant(GrantScope::ExactCommand("make test".into()));
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("make test"));
     assert_eq!(
-        (v.verdict, v.source.as_str()),
-        (Verdict::Allow, airlock::policy::SESSION)
+        (v.verdict, v.source.describe()),
+        (Verdict::Allow, VerdictSource::Session.describe())
     );
     assert_eq!(
         p.evaluate("bash", ToolKind::Exec, &cmd("make test; rm -rf x"))
@@ -237,7 +236,7 @@ fn known_safe_commands_only_when_enabled() {
     );
     let v = on.evaluate("bash", ToolKind::Exec, &cmd("ls -la && git status"));
     assert_eq!(
-        (v.verdict, v.source.as_str()),
+        (v.verdict, v.source.describe()),
         (Verdict::Allow, "bash.auto_approve_read_only")
     );
     assert_eq!(
@@ -303,7 +302,7 @@ fn prefix_grants_combine_with_allow_rules() {
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("cargo test -q"));
     assert_eq!(
         v.source,
-        airlock::policy::SESSION,
+        VerdictSource::Session,
         "a grant alone is audited as the grant"
     );
 }
@@ -331,7 +330,7 @@ impl Confirmer for Always {
         let cmd = r.call.args["command"].as_str().unwrap().to_string();
         sup.save_rule(Action::Allow, &format!("bash({cmd})"))
             .unwrap();
-        Decision::approve(DecidedBy::User)
+        Decision::approve(ApprovedBy::User)
     }
     fn name(&self) -> &'static str {
         "always"
@@ -346,6 +345,7 @@ fn start(ws: &Path, data: &Path, confirmer: Arc<dyn Confirmer>) -> session::Sess
             config_file: None,
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         confirmer,
     )

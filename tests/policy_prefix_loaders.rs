@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use airlock::call::{Subject, ToolKind, Verdict};
 use airlock::policy::{Action, GrantScope, Mode, Policy, Rule};
-use airlock::supervisor::{Subject, ToolKind, Verdict};
 
 fn verdict(p: &Policy, command: &str) -> Verdict {
     let subject = Subject::Command {

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use airlock::call::{Subject, ToolKind, Verdict};
 use airlock::policy::{Action, Mode, Policy, Rule};
-use airlock::supervisor::{Subject, ToolKind, Verdict};
 
 /// Allow rules a user may plausibly write for "harmless" builtins and
 /// read-only programs.

@@ -255,9 +255,11 @@ fn wait_for_socket(run: &Path, supervisor: &mut Child) -> PathBuf {
 
 /// SIGTERM, so the supervisor finishes its audit trail; SIGKILL after 10 s.
 fn stop(child: &mut Child) {
-    let pid = libc::pid_t::try_from(child.id()).unwrap();
-    // SAFETY: kill(2) on our own child's pid; no memory is involved.
-    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let pid = i32::try_from(child.id()).unwrap();
+    let _ = rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid).unwrap(),
+        rustix::process::Signal::TERM,
+    );
     let deadline = Instant::now() + Duration::from_secs(10);
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {

@@ -414,8 +414,10 @@ async fn connect_wait_leaves_nothing_behind_when_the_agent_exits_first() {
     }
     let left = relays_in(&h.ws);
     for r in &left {
-        // SAFETY: a signal to a relay this test's agent started.
-        unsafe { libc::kill(r.pid as i32, libc::SIGKILL) };
+        let _ = rustix::process::kill_process(
+            rustix::process::Pid::from_raw(r.pid as i32).unwrap(),
+            rustix::process::Signal::KILL,
+        );
     }
     assert!(left.is_empty(), "relays left behind by the agent: {left:?}");
 

@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock::call::AgentInfo;
 use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::{AgentInfo, HeadlessConfirmer};
+use airlock::supervisor::HeadlessConfirmer;
 use airlock::tools::ToolOutput;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -39,8 +40,6 @@ fn link(from: &Path, to: &Path) {
 }
 
 fn env(hard_links: &str) -> Env {
-    // SAFETY: every test sets the same value before any session starts.
-    unsafe { std::env::set_var("AIRLOCK_NO_USER_CONFIG", "1") };
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     let outside = dir.path().join("outside");
@@ -74,6 +73,7 @@ fn env(hard_links: &str) -> Env {
             config_file: Some(config),
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         Arc::new(HeadlessConfirmer),
     )

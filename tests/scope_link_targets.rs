@@ -16,8 +16,6 @@ use tokio_util::sync::CancellationToken;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn link_targets_are_shown_only_inside_the_scope() {
-    // SAFETY: every test sets the same value before any session starts.
-    unsafe { std::env::set_var("AIRLOCK_NO_USER_CONFIG", "1") };
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     let outside = dir.path().join("outside-9a7c");
@@ -71,6 +69,7 @@ async fn link_targets_are_shown_only_inside_the_scope() {
             config_file: None,
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         Arc::new(HeadlessConfirmer),
     )

@@ -3,14 +3,14 @@
 
 mod tui_support;
 
+use airlock::call::{ApprovedBy, DecidedBy, Decision, Event};
 use airlock::policy::GrantScope;
-use airlock::supervisor::{DecidedBy, Decision, Event};
 use airlock::tui::{App, Effect, Msg, Overlay};
 use crossterm::event::KeyCode;
 use tui_support::*;
 
 /// An app with prompts for `calls` (oldest first), past the key guard.
-fn with_prompts(calls: Vec<airlock::supervisor::CallInfo>) -> App {
+fn with_prompts(calls: Vec<airlock::call::CallInfo>) -> App {
     let mut app = app(80, 24);
     for c in calls {
         let fx = app.update(Msg::Prompt {
@@ -37,7 +37,7 @@ fn y_approves_the_oldest_prompt_first() {
     let mut app = with_prompts(vec![bash(1, "make", "build"), bash(2, "make test", "test")]);
     let (id, d) = respond(&app.update(key('y')));
     assert_eq!(id, 1);
-    assert_eq!(d, Decision::approve(DecidedBy::User));
+    assert_eq!(d, Decision::approve(ApprovedBy::User));
     assert_eq!(app.prompts.len(), 1);
     assert_eq!(app.prompts.front().unwrap().call.id, 2);
 }
@@ -102,7 +102,7 @@ fn an_unchanged_edit_is_a_plain_approval_and_an_empty_one_is_refused() {
     assert!(app.current_notice().unwrap().contains("empty"));
     type_text(&mut app, "make");
     let (_, d) = respond(&app.update(code(KeyCode::Enter)));
-    assert_eq!(d, Decision::approve(DecidedBy::User));
+    assert_eq!(d, Decision::approve(ApprovedBy::User));
 }
 
 #[test]
@@ -123,7 +123,7 @@ fn s_grants_the_picked_scope_then_approves() {
         fx[0],
         Effect::Grant(GrantScope::Prefix("cargo test".into()))
     );
-    assert_eq!(respond(&fx).1, Decision::approve(DecidedBy::User));
+    assert_eq!(respond(&fx).1, Decision::approve(ApprovedBy::User));
     let mut app = with_prompts(vec![bash(1, "cargo test --release", "test")]);
     app.update(key('s'));
     let fx = app.update(key('1'));
@@ -154,7 +154,7 @@ fn a_saves_the_rule_then_approves() {
         fx[0],
         Effect::SaveRules(vec!["bash(npm run build *)".into()])
     );
-    assert_eq!(respond(&fx).1, Decision::approve(DecidedBy::User));
+    assert_eq!(respond(&fx).1, Decision::approve(ApprovedBy::User));
 }
 
 #[test]
@@ -239,7 +239,7 @@ fn the_list_follows_new_calls_until_scrolled_and_again_after_g() {
         call(
             20,
             "pwd",
-            airlock::supervisor::ToolKind::Read,
+            airlock::call::ToolKind::Read,
             serde_json::json!({}),
             "pwd",
         ),
@@ -333,7 +333,7 @@ fn a_hundred_thousand_calls_render_quickly() {
             call(
                 id,
                 "read_file",
-                airlock::supervisor::ToolKind::Read,
+                airlock::call::ToolKind::Read,
                 serde_json::json!({"path": "a"}),
                 "read_file a",
             ),
@@ -375,7 +375,7 @@ fn bash_prompt_shows_the_shell_directory_after_the_agents_last_command() {
         vec![
             Event::CallDecided {
                 id: 1,
-                decision: Decision::approve(DecidedBy::User),
+                decision: Decision::approve(ApprovedBy::User),
             },
             Event::CallStarted { id: 1 },
             Event::CallFinished {

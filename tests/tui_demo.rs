@@ -6,9 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock::call::{ApprovedBy, DecidedBy, Decision};
 use airlock::demo::{Scenario, run_agent, write_workspace};
 use airlock::session::{self, SessionOptions};
-use airlock::supervisor::{ConfirmRequest, Confirmer, DecidedBy, Decision};
+use airlock::supervisor::{ConfirmRequest, Confirmer};
 use async_trait::async_trait;
 
 struct Newcomer;
@@ -19,7 +20,7 @@ impl Confirmer for Newcomer {
         if r.call.summary.contains("rm -rf") {
             Decision::deny(DecidedBy::User, Some("keep the build".into()))
         } else {
-            Decision::approve(DecidedBy::User)
+            Decision::approve(ApprovedBy::User)
         }
     }
     fn name(&self) -> &'static str {
@@ -45,14 +46,13 @@ async fn the_scripted_agent_makes_a_realistic_run() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("tinytodo");
     write_workspace(&ws).unwrap();
-    // SAFETY: set before any thread of this test reads the environment.
-    unsafe { std::env::set_var("AIRLOCK_NO_USER_CONFIG", "1") };
     let opts = SessionOptions {
         workspace: ws.clone(),
         data_dir: Some(dir.path().join("data")),
         config_file: None,
         mode: "demo".into(),
         policy_mode: None,
+        user_config: false,
     };
     let session = session::start(&opts, Arc::new(Newcomer)).unwrap();
     let runtime = dir.path().join("rt");

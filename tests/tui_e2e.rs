@@ -218,8 +218,11 @@ async fn sigterm_gives_the_terminal_back() {
     let mut tui = Tui::start(&ws);
     tui.wait_for_new("No calls yet").await;
     let pid = tui.0.child.process_id().unwrap() as i32;
-    // SAFETY: sending a signal to our own child.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid).unwrap(),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(s) = tui.0.child.try_wait().unwrap() {

@@ -77,7 +77,7 @@ fn g_and_end_reach_the_end_of_the_detail_pane() {
         call(
             20,
             "cat",
-            airlock::supervisor::ToolKind::Read,
+            airlock::call::ToolKind::Read,
             serde_json::json!({"path": "x"}),
             "cat x",
         ),
@@ -141,7 +141,7 @@ fn the_demo_says_when_it_is_over() {
     app.header.label = Some("demo".into());
     core(
         &mut app,
-        vec![airlock::supervisor::Event::AgentDisconnected(agent())],
+        vec![airlock::call::Event::AgentDisconnected(agent())],
     );
     app.now = at(60_000);
     let s = plain(&app);

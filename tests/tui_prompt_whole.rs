@@ -8,13 +8,13 @@ mod tui_support;
 
 use std::sync::Arc;
 
-use airlock::supervisor::{DecidedBy, Decision, Proposal, ToolKind, WriteAction};
+use airlock::call::{ApprovedBy, Decision, Proposal, ToolKind, WriteAction};
 use airlock::tui::{App, Effect, Msg};
 use crossterm::event::KeyCode;
 use serde_json::json;
 use tui_support::*;
 
-fn prompted(w: u16, h: u16, call: airlock::supervisor::CallInfo) -> App {
+fn prompted(w: u16, h: u16, call: airlock::call::CallInfo) -> App {
     let mut app = app(w, h);
     app.update(Msg::Prompt {
         call,
@@ -63,7 +63,7 @@ fn a_command_longer_than_the_prompt_cannot_be_approved_before_its_end_is_seen() 
             // Scrolling back up does not undo having seen it.
             app.update(key('g'));
             let d = answered(&app.update(key('y'))).expect("approved once seen");
-            assert_eq!(d, Decision::approve(DecidedBy::User));
+            assert_eq!(d, Decision::approve(ApprovedBy::User));
         }
     }
 }
@@ -145,7 +145,7 @@ fn every_argument_of_any_tool_is_shown_whole() {
     assert!(s.contains("timeout_secs: 5"), "{s}");
 }
 
-fn big_write(lines: usize) -> airlock::supervisor::CallInfo {
+fn big_write(lines: usize) -> airlock::call::CallInfo {
     let content: String = (1..=lines).map(|i| format!("line {i}\n")).collect();
     let mut diff = format!("--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,{lines} @@\n");
     for i in 1..=lines {

@@ -120,7 +120,7 @@ fn full_screen() {
     }
 }
 
-fn prompted(w: u16, h: u16, call: airlock::supervisor::CallInfo) -> airlock::tui::App {
+fn prompted(w: u16, h: u16, call: airlock::call::CallInfo) -> airlock::tui::App {
     let mut app = busy_app(w, h);
     app.update(Msg::Prompt {
         call,

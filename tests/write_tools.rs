@@ -5,12 +5,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use airlock::audit::AuditLog;
+use airlock::call::{AgentInfo, ApprovedBy, Decision, EventBus, Proposal};
 use airlock::policy::Policy;
 use airlock::scope::Scope;
-use airlock::supervisor::{
-    AgentInfo, ConfirmRequest, Confirmer, DecidedBy, Decision, EventBus, Proposal, Supervisor,
-    SupervisorParts,
-};
+use airlock::supervisor::{ConfirmRequest, Confirmer, Supervisor, SupervisorParts};
 use airlock::tools::{Limits, ToolOutput, ToolRegistry};
 use async_trait::async_trait;
 use serde_json::{Value, json};
@@ -32,7 +30,7 @@ impl Confirmer for Approver {
         if let Some(hook) = self.before.lock().unwrap().take() {
             hook();
         }
-        Decision::approve(DecidedBy::User)
+        Decision::approve(ApprovedBy::User)
     }
     fn name(&self) -> &'static str {
         "test"
@@ -205,10 +203,7 @@ async fn overwrite_keeps_permissions_and_append_adds() {
         .await;
     assert!(!out.is_error, "{}", out.text);
     assert_eq!(w.read("run.sh"), "#!/bin/sh\necho new\necho more\n");
-    assert_eq!(
-        w.last_proposal().action,
-        airlock::supervisor::WriteAction::Append
-    );
+    assert_eq!(w.last_proposal().action, airlock::call::WriteAction::Append);
 }
 
 #[tokio::test]
@@ -404,8 +399,12 @@ async fn non_regular_targets_are_refused() {
         out.text
     );
     let fifo = w.root.join("pipe");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
     let out = w
         .call("write_file", json!({"path": "pipe", "content": "x"}))
         .await;

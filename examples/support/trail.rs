@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use airlock::audit::{AuditEvent, AuditLog, ChangeRecord};
-use airlock::supervisor::{AgentInfo, CallInfo, DecidedBy, Decision, ToolKind, WriteAction};
+use airlock::call::{
+    AgentInfo, ApprovedBy, CallInfo, DecidedBy, Decision, Outcome, ToolKind, WriteAction,
+};
 use serde_json::json;
 
 /// A session: start, two agents, calls of three records each — reads
@@ -67,11 +69,14 @@ pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
             args,
             summary,
             received_at: chrono::Utc::now(),
+            runner: Default::default(),
+            view: Default::default(),
+            edit: None,
             proposal: None,
         };
         log.append(&AuditEvent::CallRequested { call })?;
         let decision = match (kind, id % 13) {
-            (ToolKind::Read, _) => Decision::approve(DecidedBy::Rule {
+            (ToolKind::Read, _) => Decision::approve(ApprovedBy::Rule {
                 rule: "default: read-only tools run without asking".into(),
                 source: "built-in".into(),
             }),
@@ -83,12 +88,12 @@ pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
                 },
                 None,
             ),
-            _ => Decision::approve(DecidedBy::User),
+            _ => Decision::approve(ApprovedBy::User),
         };
-        let status = match (decision.approved, id % 17) {
-            (true, 0) => "error",
-            (true, _) => "ok",
-            (false, _) => decision.refusal_status(),
+        let status = match (decision.refusal_outcome(), id % 17) {
+            (None, 0) => Outcome::Error,
+            (None, _) => Outcome::Ok,
+            (Some(refused), _) => refused,
         };
         log.append(&AuditEvent::CallDecided {
             call_id: id,
@@ -96,11 +101,11 @@ pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
         })?;
         log.append(&AuditEvent::CallFinished {
             call_id: id,
-            status: status.into(),
+            status,
             duration_ms: 12,
             wait_ms: None,
             run_ms: None,
-            is_error: status != "ok",
+            is_error: status != Outcome::Ok,
             truncated: false,
             output_bytes: excerpt.len(),
             output_sha256: "0".repeat(64),
@@ -114,6 +119,8 @@ pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
                 diff_truncated: false,
             }),
             cancelled_by: None,
+            exit_code: None,
+            file_sha256: None,
         })?;
         written += 3;
     }

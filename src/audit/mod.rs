@@ -16,8 +16,9 @@ mod writer;
 
 pub use reader::{LineProblem, TrailRecord, TrailRef, list_trails, resolve_trail};
 pub use record::{
-    AuditEvent, ChangeRecord, FORMAT_VERSION, bounded_args, bounded_args_except, excerpt,
+    AuditEvent, ChangeRecord, FORMAT_VERSION, bounded_args, bounded_args_except, bounded_object,
+    excerpt,
 };
-pub use timeline::{CallEntry, Counts, DecisionClass, Timeline};
+pub use timeline::{CallEntry, CallState, Counts, DecisionClass, Timeline};
 pub use verify::{VerifyError, VerifyReport, verify_file, verify_reader};
 pub use writer::{AuditError, AuditLog, GENESIS};

@@ -14,7 +14,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
 use super::record::AuditEvent;
-use crate::supervisor::CallId;
+use crate::call::CallId;
 
 /// Most bytes read from a file in one go.
 const CHUNK: usize = 1 << 20;

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::supervisor::{AgentInfo, CallId, CallInfo, Decision, WriteAction};
+use crate::call::{AgentInfo, CallId, CallInfo, Decision, Outcome, WriteAction};
 
 /// The trail format version, in every line's `v`.
 pub const FORMAT_VERSION: u32 = 1;
@@ -74,8 +74,9 @@ pub enum AuditEvent {
     CallFinished {
         /// The call.
         call_id: CallId,
-        /// `ok`, `error`, `denied`, `blocked`, `timeout`, `cancelled`, `refused`.
-        status: String,
+        /// How it ended (`ok`, `error`, `denied`, `blocked`, `timeout`,
+        /// `cancelled`, `refused`).
+        status: Outcome,
         /// Milliseconds from arrival to result.
         duration_ms: u64,
         /// Of those, milliseconds from arrival until it ran (or was refused):
@@ -101,7 +102,13 @@ pub enum AuditEvent {
         change: Option<ChangeRecord>,
         /// For a call `cancelled` while it ran: why.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        cancelled_by: Option<crate::supervisor::CancelCause>,
+        cancelled_by: Option<crate::call::CancelCause>,
+        /// For a call the agent ran itself: the exit code it reported.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// For a write the agent ran itself: hex sha256 of the file after it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file_sha256: Option<String>,
     },
     /// A message from an agent could not be understood (not JSON, too
     /// large, not a valid request, parameters of the wrong type); it was
@@ -187,20 +194,26 @@ pub fn bounded_args(args: &Value) -> Value {
 /// trail must show exactly what ran).
 pub fn bounded_args_except(args: &Value, keep: &[&str]) -> Value {
     match args {
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, v)| {
-                    let v = if keep.contains(&k.as_str()) {
-                        v.clone()
-                    } else {
-                        bounded_args(v)
-                    };
-                    (k.clone(), v)
-                })
-                .collect(),
-        ),
+        Value::Object(o) => bounded_object(o, keep),
         other => bounded_args(other),
     }
+}
+
+/// The arguments object `o` as [`bounded_args_except`] keeps it, built
+/// from a borrowed map (no copy of the whole arguments first).
+pub fn bounded_object(o: &serde_json::Map<String, Value>, keep: &[&str]) -> Value {
+    Value::Object(
+        o.iter()
+            .map(|(k, v)| {
+                let v = if keep.contains(&k.as_str()) {
+                    v.clone()
+                } else {
+                    bounded_args(v)
+                };
+                (k.clone(), v)
+            })
+            .collect(),
+    )
 }
 
 /// The first `max` bytes of `s` (on a character boundary).

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::reader::{LineProblem, LineSource, RecordBody, TrailRecord, parse_record};
 use super::record::{AuditEvent, ChangeRecord};
-use crate::supervisor::{AgentInfo, CallId, CallInfo, DecidedBy, Decision};
+use crate::call::{AgentInfo, ApprovedBy, CallId, CallInfo, Decision, Outcome};
 
 /// Where a record sits in the trail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,8 +83,8 @@ pub struct Decided {
 pub struct Finished {
     /// Where it is.
     pub at: RecordMeta,
-    /// `ok`, `error`, `denied`, `blocked`, `timeout`, `cancelled`, `refused`.
-    pub status: String,
+    /// How it ended.
+    pub status: Outcome,
     /// From arrival to result.
     pub duration_ms: u64,
     /// Of those, waiting for a decision (recorded, or `None` in trails
@@ -160,21 +160,25 @@ impl DecisionClass {
         }
     }
 
-    /// The class of a decision.
+    /// The class of a decision: who approved, or how a refusal ends.
     pub fn of(d: &Decision) -> Self {
-        match (&d.by, d.approved) {
-            (DecidedBy::User, true) => Self::User,
-            (_, true) => Self::Auto,
-            (DecidedBy::User | DecidedBy::Headless | DecidedBy::ConfirmerFailed, false) => {
-                Self::Denied
-            }
-            (DecidedBy::ApproveAll, false) => Self::Denied,
-            (DecidedBy::Rule { .. } | DecidedBy::Grant { .. }, false) => Self::Blocked,
-            (DecidedBy::Scope | DecidedBy::InvalidArguments, false) => Self::Refused,
-            (DecidedBy::Timeout, false) => Self::Timeout,
-            (DecidedBy::Cancelled | DecidedBy::Disconnected | DecidedBy::Shutdown, false) => {
-                Self::Cancelled
-            }
+        match d {
+            Decision::Approved {
+                by: ApprovedBy::User,
+                ..
+            } => Self::User,
+            Decision::Approved { .. } => Self::Auto,
+            Decision::Refused { by, .. } => match by.refusal_outcome() {
+                Outcome::Denied => Self::Denied,
+                Outcome::Blocked => Self::Blocked,
+                Outcome::Refused => Self::Refused,
+                Outcome::Timeout => Self::Timeout,
+                // A refusal never ends as ok or error; cancelled is the
+                // closest (it did not run).
+                Outcome::Cancelled | Outcome::Ok | Outcome::Error | Outcome::Unreported => {
+                    Self::Cancelled
+                }
+            },
         }
     }
 
@@ -204,23 +208,52 @@ impl CallEntry {
             return Some((f.duration_ms, None));
         };
         let wait = ms(d.at.ts - self.requested.ts);
-        let ran = d.decision.approved.then(|| ms(f.at.ts - d.at.ts));
+        let ran = d.decision.is_approved().then(|| ms(f.at.ts - d.at.ts));
         Some((wait, ran))
     }
 
     /// The call ran and failed (`status: error`).
     pub fn failed(&self) -> bool {
-        self.class().approved() && self.finished.as_ref().is_some_and(|f| f.status == "error")
+        self.class().approved()
+            && self
+                .finished
+                .as_ref()
+                .is_some_and(|f| f.status == Outcome::Error)
     }
 
-    /// The outcome word: the result's status, or `waiting` (no decision),
-    /// `running` (approved, no result yet).
-    pub fn status(&self) -> &str {
+    /// Where the call got to: its result's outcome, or waiting (no
+    /// decision), running (approved, no result yet), or the outcome its
+    /// refusal implies.
+    pub fn status(&self) -> CallState {
         match (&self.finished, &self.decided) {
-            (Some(f), _) => &f.status,
-            (None, Some(d)) if d.decision.approved => "running",
-            (None, Some(d)) => d.decision.refusal_status(),
-            (None, None) => "waiting",
+            (Some(f), _) => CallState::Ended(f.status),
+            (None, Some(d)) => d
+                .decision
+                .refusal_outcome()
+                .map_or(CallState::Running, CallState::Ended),
+            (None, None) => CallState::Waiting,
+        }
+    }
+}
+
+/// Where a recorded call got to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallState {
+    /// No decision recorded yet.
+    Waiting,
+    /// Approved, no result recorded yet.
+    Running,
+    /// It ended (or was refused) this way.
+    Ended(Outcome),
+}
+
+impl CallState {
+    /// The word shown for it: `waiting`, `running`, or the outcome's.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Waiting => "waiting",
+            Self::Running => "running",
+            Self::Ended(o) => o.describe(),
         }
     }
 }
@@ -606,7 +639,7 @@ mod tests {
         assert_eq!(t.calls[0].class(), DecisionClass::User);
         assert!(t.calls[0].failed());
         assert_eq!(t.calls[1].class(), DecisionClass::Timeout);
-        assert_eq!(t.calls[1].status(), "timeout");
+        assert_eq!(t.calls[1].status().describe(), "timeout");
         assert_eq!(t.agents.len(), 1);
         assert!(t.agents[0].connected.is_some());
         let lines: Vec<usize> = t.problems.iter().map(|p| p.line).collect();

@@ -182,6 +182,16 @@ pub fn user_config_path() -> Option<PathBuf> {
 /// Load defaults, the user file, `workspace/.airlock.toml` and `explicit`,
 /// each checked on its own (so an error names its file and line).
 pub fn load(workspace: &Path, explicit: Option<&Path>) -> Result<LoadedConfig, ConfigError> {
+    load_with(workspace, explicit, true)
+}
+
+/// [`load`], reading the user file only when `user_config` is true (and
+/// `AIRLOCK_NO_USER_CONFIG` is not set).
+pub fn load_with(
+    workspace: &Path,
+    explicit: Option<&Path>,
+    user_config: bool,
+) -> Result<LoadedConfig, ConfigError> {
     let defaults = parse_layer(Path::new("built-in defaults"), DEFAULT_CONFIG)?;
     let mut rules = rules_of(Path::new("built-in"), DEFAULT_CONFIG, &defaults)?;
     let mut layers = vec![("built-in".to_string(), defaults.clone())];
@@ -190,7 +200,8 @@ pub fn load(workspace: &Path, explicit: Option<&Path>) -> Result<LoadedConfig, C
         path: PathBuf::from("built-in"),
     }];
     let mut files: Vec<PathBuf> = Vec::new();
-    if std::env::var_os("AIRLOCK_NO_USER_CONFIG").is_none()
+    if user_config
+        && std::env::var_os("AIRLOCK_NO_USER_CONFIG").is_none()
         && let Some(p) = user_config_path()
         && p.is_file()
     {

@@ -13,7 +13,8 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
 use tokio_util::task::TaskTracker;
 
-use crate::supervisor::{AgentInfo, CallError, Supervisor, ToolKind, WaitHook};
+use crate::call::{AgentInfo, ToolKind};
+use crate::supervisor::{CallError, Supervisor, WaitHook};
 use crate::tools::{ToolOutput, ToolSpec};
 
 /// What the server tells agents about itself.
@@ -40,9 +41,11 @@ pub fn tool_list(supervisor: &Supervisor) -> Arc<[Tool]> {
 pub fn to_mcp_tool(spec: &ToolSpec) -> Tool {
     let annotations = match spec.kind {
         ToolKind::Read => ToolAnnotations::with_title(spec.title).read_only(true),
-        ToolKind::Write | ToolKind::Exec => ToolAnnotations::with_title(spec.title)
-            .read_only(false)
-            .destructive(true),
+        ToolKind::Write | ToolKind::Exec | ToolKind::Network | ToolKind::Mcp | ToolKind::Other => {
+            ToolAnnotations::with_title(spec.title)
+                .read_only(false)
+                .destructive(true)
+        }
     };
     Tool::new(spec.name, spec.description, spec.input_schema.clone())
         .with_title(spec.title)

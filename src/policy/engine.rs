@@ -10,11 +10,8 @@ use super::paths::PathPattern;
 use super::persist::{self, PersistError};
 use super::rule::{Action, Rule};
 use super::{Mode, guardrails, shell};
+use crate::call::{PolicyVerdict, Subject, ToolKind, Verdict, VerdictSource};
 use crate::scope::Exclusions;
-use crate::supervisor::{PolicyVerdict, Subject, ToolKind, Verdict};
-
-/// The `source` of verdicts that come from session grants.
-pub const SESSION: &str = "session";
 
 /// The policy of a supervisor session.
 #[derive(Debug)]
@@ -169,7 +166,11 @@ impl Policy {
         }
         drop(rules);
         if let Some(g) = self.grants.find(|g| grant_matches(g, tool, subject)) {
-            return verdict(Verdict::Allow, g.rule, SESSION);
+            return PolicyVerdict {
+                verdict: Verdict::Allow,
+                rule: g.rule,
+                source: VerdictSource::Session,
+            };
         }
         if kind == ToolKind::Exec
             && self.auto_approve_read_only
@@ -196,9 +197,15 @@ impl Policy {
                     "mode",
                 )
             }
-            ToolKind::Write | ToolKind::Exec => verdict(
+            ToolKind::Write | ToolKind::Exec | ToolKind::Network | ToolKind::Mcp => verdict(
                 Verdict::Ask,
-                format!("default: {} tools ask", kind.as_str()),
+                format!("default: {} tools ask", kind.describe()),
+                "built-in",
+            ),
+            // A tool airlock knows nothing about is never allowed by default.
+            ToolKind::Other => verdict(
+                Verdict::Ask,
+                "default: tools of unknown kind ask".into(),
                 "built-in",
             ),
         }
@@ -224,27 +231,38 @@ impl Policy {
         if let (Subject::Command { .. }, Some(Ok(p))) = (subject, parsed) {
             // Allow rules and prefix grants, taken together.
             let mut specs: Vec<String> = Vec::new();
-            let mut labels: Vec<(String, String)> = Vec::new();
+            let mut labels: Vec<(String, VerdictSource)> = Vec::new();
             for r in allow.iter().filter(|r| r.specifier.is_some()) {
                 specs.push(r.specifier.clone().unwrap_or_default());
-                labels.push((r.text(), r.source.clone()));
+                labels.push((r.text(), VerdictSource::from(r.source.as_str())));
             }
             for g in self.grants.list() {
                 if let GrantScope::Prefix(prefix) = &g.scope {
                     specs.push(format!("{prefix} *"));
-                    labels.push((g.rule.clone(), SESSION.to_string()));
+                    labels.push((g.rule.clone(), VerdictSource::Session));
                 }
             }
             let refs: Vec<&str> = specs.iter().map(String::as_str).collect();
             let used = shell::allowed_by(&refs, p)?;
             let texts: Vec<&str> = used.iter().map(|&i| labels[i].0.as_str()).collect();
-            let mut sources: Vec<&str> = used.iter().map(|&i| labels[i].1.as_str()).collect();
+            let mut sources: Vec<&VerdictSource> = used.iter().map(|&i| &labels[i].1).collect();
             sources.dedup();
-            return Some(verdict(
-                Verdict::Allow,
-                texts.join(" + "),
-                &sources.join(", "),
-            ));
+            // Grants alone are the session's; with a configured rule, the
+            // rules' sources are named together.
+            let source = match sources.as_slice() {
+                [only] => (*only).clone(),
+                many => VerdictSource::Configured(
+                    many.iter()
+                        .map(|s| s.describe())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+            };
+            return Some(PolicyVerdict {
+                verdict: Verdict::Allow,
+                rule: texts.join(" + "),
+                source,
+            });
         }
         allow
             .iter()
@@ -359,6 +377,6 @@ fn verdict(verdict: Verdict, rule: String, source: &str) -> PolicyVerdict {
     PolicyVerdict {
         verdict,
         rule,
-        source: source.to_string(),
+        source: VerdictSource::from(source),
     }
 }

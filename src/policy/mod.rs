@@ -15,7 +15,7 @@ pub mod persist;
 pub mod rule;
 pub mod shell;
 
-pub use engine::{Policy, SESSION};
+pub use engine::Policy;
 pub use grants::{Grant, GrantScope, Grants};
 pub use rule::{Action, Rule, RuleError};
 

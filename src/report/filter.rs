@@ -171,10 +171,7 @@ fn check_grep(c: &CallEntry, g: &str, complete: bool) -> Tri {
     if contains(&c.call.summary, &g) || contains(&c.call.args.to_string(), &g) {
         return Tri::Yes;
     }
-    if let Some(reason) = c
-        .decided
-        .as_ref()
-        .and_then(|d| d.decision.reason.as_deref())
+    if let Some(reason) = c.decided.as_ref().and_then(|d| d.decision.reason())
         && contains(reason, &g)
     {
         return Tri::Yes;

@@ -12,8 +12,8 @@ use std::time::Duration;
 use super::filter::Tri;
 use super::log::{Format, LogOptions, call_line, event_line};
 use crate::audit::reader::{LineProblem, LineSource, parse_record};
-use crate::audit::timeline::{Pushed, Timeline};
-use crate::supervisor::CallId;
+use crate::audit::timeline::{CallState, Pushed, Timeline};
+use crate::call::CallId;
 
 /// Idle polls after which a partial last line is reported as torn.
 const TORN_AFTER_IDLE_POLLS: u32 = 10;
@@ -37,7 +37,7 @@ pub struct Follower {
     json: HashMap<CallId, JsonState>,
     /// Human: calls without a result, with the status last shown for them.
     open: BTreeSet<usize>,
-    shown_status: HashMap<usize, String>,
+    shown_status: HashMap<usize, CallState>,
     problems: Vec<LineProblem>,
     idle_polls: u32,
     torn_reported: bool,
@@ -222,13 +222,13 @@ impl Follower {
         for &i in &self.open {
             let c = &self.timeline.calls[i];
             let status = c.status();
-            if self.shown_status.get(&i).is_some_and(|s| s == status)
+            if self.shown_status.get(&i) == Some(&status)
                 || self.opts.filter.check(c, false) == Tri::No
             {
                 continue;
             }
             writeln!(w, "{}", call_line(c, ws, self.opts.style, true))?;
-            self.shown_status.insert(i, status.to_string());
+            self.shown_status.insert(i, status);
         }
         w.flush()
     }

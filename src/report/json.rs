@@ -11,7 +11,7 @@ use super::filter::{CallFilter, Tri};
 use super::log::LogSummary;
 use crate::audit::reader::{LineProblem, parse_record};
 use crate::audit::timeline::Timeline;
-use crate::supervisor::CallId;
+use crate::call::CallId;
 
 /// Just enough of a record to tell one from other JSON.
 #[derive(serde::Deserialize)]

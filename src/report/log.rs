@@ -11,7 +11,7 @@ use super::{Paint, Style, fit, local_time, timing};
 use crate::audit::AuditEvent;
 use crate::audit::reader::LineProblem;
 use crate::audit::timeline::{CallEntry, DecisionClass, Entry, SessionEvent, Timeline};
-use crate::supervisor::{DecidedBy, Decision};
+use crate::call::{DecidedBy, Decision, Outcome};
 
 /// Human text or the raw JSON lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -130,14 +130,16 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
         }
         Some(f) => {
             let status = if f.truncated {
-                format!("{} (truncated)", f.status)
+                format!("{} (truncated)", f.status.describe())
             } else {
-                f.status.clone()
+                f.status.describe().to_string()
             };
-            let paint = match f.status.as_str() {
-                "ok" => Paint::Green,
-                "error" | "denied" | "blocked" | "refused" => Paint::Red,
-                _ => Paint::Yellow,
+            let paint = match f.status {
+                Outcome::Ok => Paint::Green,
+                Outcome::Error | Outcome::Denied | Outcome::Blocked | Outcome::Refused => {
+                    Paint::Red
+                }
+                Outcome::Timeout | Outcome::Cancelled | Outcome::Unreported => Paint::Yellow,
             };
             format!(
                 "{} {}",
@@ -145,7 +147,7 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
                 timing(f.duration_ms, c.wait_run_ms())
             )
         }
-        None if live => style.paint(Paint::Yellow, c.status()),
+        None if live => style.paint(Paint::Yellow, c.status().describe()),
         None => style.paint(Paint::Yellow, "no result recorded"),
     };
     let mut line = format!(
@@ -198,13 +200,13 @@ struct Command {
 
 /// The command of an exec call, exactly as the trail has it.
 fn command_of(c: &CallEntry) -> Option<Command> {
-    let exec = c.call.kind == Some(crate::supervisor::ToolKind::Exec) || c.call.tool == "bash";
+    let exec = c.call.kind == Some(crate::call::ToolKind::Exec) || c.call.tool == "bash";
     let cmd = c.call.args.get("command")?.as_str().filter(|_| exec)?;
     let edited = c
         .decided
         .as_ref()
-        .filter(|d| d.decision.approved)
-        .and_then(|d| d.decision.edited_command.clone());
+        .filter(|d| d.decision.is_approved())
+        .and_then(|d| d.decision.edited_command().map(str::to_string));
     Some(match edited {
         Some(e) => Command {
             shown: e,
@@ -243,16 +245,16 @@ fn short_summary(c: &CallEntry) -> String {
 fn detail(c: &CallEntry) -> Option<String> {
     let d = c.decided.as_ref().map(|d| &d.decision);
     if let Some(d) = d
-        && !d.approved
-        && matches!(
-            d.by,
-            DecidedBy::User | DecidedBy::Scope | DecidedBy::InvalidArguments
-        )
+        && let Decision::Refused {
+            by: DecidedBy::User | DecidedBy::Scope | DecidedBy::InvalidArguments,
+            reason,
+            ..
+        } = d
     {
-        return d.reason.as_deref().map(|r| format!("reason: {r}"));
+        return reason.as_deref().map(|r| format!("reason: {r}"));
     }
     let f = c.finished.as_ref()?;
-    if f.status == "error" {
+    if f.status == Outcome::Error {
         let first = f
             .excerpt
             .lines()
@@ -276,7 +278,7 @@ fn detail(c: &CallEntry) -> Option<String> {
 /// `by session grant …`, `(headless: no one to ask)`, `(no answer in time)` …
 /// Rule files inside `workspace` are shown relative to it.
 pub fn who(d: &Decision, workspace: Option<&str>) -> String {
-    let mut s = match &d.by {
+    let mut s = match &d.by() {
         DecidedBy::Rule { rule, source } if source.contains("guardrail") => format!("by {rule}"),
         DecidedBy::Rule { rule, source } => {
             let short = workspace
@@ -297,9 +299,9 @@ pub fn who(d: &Decision, workspace: Option<&str>) -> String {
         DecidedBy::Disconnected => "(the agent disconnected)".into(),
         DecidedBy::ConfirmerFailed => "(the prompt failed)".into(),
     };
-    if let Some(cmd) = &d.edited_command {
+    if let Some(cmd) = d.edited_command() {
         let cmd = crate::tui::reveal::one_line(cmd);
-        if d.approved {
+        if d.is_approved() {
             s.push_str(" after an edit");
         } else {
             s.push_str(&format!(" (your edit, not run: {cmd})"));
@@ -348,7 +350,7 @@ pub fn event_line(e: &SessionEvent, style: Style) -> String {
     )
 }
 
-fn version(a: &crate::supervisor::AgentInfo) -> String {
+fn version(a: &crate::call::AgentInfo) -> String {
     a.version
         .as_deref()
         .map(|v| format!(" ({v})"))

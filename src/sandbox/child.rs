@@ -3,6 +3,8 @@
 //! beforehand) and applied in the child with async-signal-safe system
 //! calls only: no allocation, no locks.
 
+#![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
+
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -127,7 +129,7 @@ impl Step {
     /// Apply it. Async-signal-safe.
     fn apply(&self) -> io::Result<()> {
         let null = std::ptr::null::<libc::c_char>();
-        // SAFETY (whole match): system calls on prepared, NUL-terminated
+        // SAFETY: (the whole match) system calls on prepared, NUL-terminated
         // strings and on descriptors we own; nothing allocates.
         unsafe {
             match self {

@@ -13,6 +13,8 @@
 //! processes of a shell), and once more, synchronously, when a command
 //! ends ([`Guard::settle`]), so its result is exact.
 
+#![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
+
 use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 use std::io;

@@ -6,6 +6,8 @@
 //! mount nor unmount, nor ptrace (or read `/proc/<pid>/root` of) a process
 //! outside its domain.
 
+#![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
+
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -144,8 +146,8 @@ impl Ruleset {
             return Err(io::Error::last_os_error());
         }
         let fd = libc::c_int::try_from(fd).map_err(|_| io::Error::other("bad descriptor"))?;
-        // SAFETY: `fd` is ours alone.
         Ok(Self {
+            // SAFETY: `fd` was just returned by the kernel and is ours alone.
             fd: unsafe { OwnedFd::from_raw_fd(fd) },
             rights,
             late: Vec::new(),

@@ -16,6 +16,8 @@
 //! What the kernel lacks is reported (log, status line, audit), never
 //! silently skipped; with `required = true` the shell is refused instead.
 
+#![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -2,6 +2,8 @@
 //! to hide, how to give it a private `/tmp` while keeping the workspace
 //! (and the command files) at their paths, and the Landlock rules.
 
+#![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
+
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -154,8 +156,9 @@ fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
 /// must keep.
 fn locked_flags(p: &Path) -> libc::c_ulong {
     let Ok(c) = cstring(p) else { return 0 };
-    // SAFETY: statvfs into a zeroed struct.
+    // SAFETY: statvfs is plain old data; all zeroes is a valid value.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is NUL-terminated and `st` is a valid, writable statvfs.
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
         return 0;
     }

@@ -2,6 +2,8 @@
 //! network namespaces, found by trying them in a forked child exactly as
 //! the shell's child will use them.
 
+#![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
+
 use std::collections::BTreeSet;
 use std::ffi::CString;
 use std::io;

@@ -3,8 +3,7 @@
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
-use super::call::CallInfo;
-use super::decision::{DecidedBy, Decision, PolicyVerdict};
+use crate::call::{ApprovedBy, CallInfo, DecidedBy, Decision, PolicyVerdict};
 
 /// Everything a front end needs to ask about one call.
 #[derive(Debug, Clone)]
@@ -60,7 +59,7 @@ pub struct ApproveAllConfirmer;
 #[async_trait]
 impl Confirmer for ApproveAllConfirmer {
     async fn confirm(&self, _request: ConfirmRequest) -> Decision {
-        Decision::approve(DecidedBy::ApproveAll)
+        Decision::approve(ApprovedBy::ApproveAll)
     }
 
     fn name(&self) -> &'static str {

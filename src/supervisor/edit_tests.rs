@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::audit::AuditLog;
+use crate::call::*;
 use crate::policy::{Action, Mode, Policy, Rule};
 use crate::scope::Scope;
 use crate::tools::{

@@ -1,20 +1,32 @@
-//! The pipeline for one call — scope check → policy → confirm → audit the
-//! decision → run → audit the result — and the types it speaks.
+//! The pipeline for one call, as stages usable apart: prepare (validate,
+//! scope) → decide (policy, grants, confirm) → record the decision → run →
+//! record the result. Airlock's own tools go through all of them
+//! ([`Supervisor::call`]); a call the agent runs itself is decided and
+//! recorded here and its reported result recorded later
+//! ([`Supervisor::decide_external`], [`Supervisor::finish_external`]).
+//! The types it speaks live in [`crate::call`].
 
-mod call;
 mod confirm;
-mod decision;
+mod core;
+mod decide;
 #[cfg(test)]
 mod edit_tests;
-mod events;
+mod external;
+#[cfg(test)]
+mod external_tests;
 mod pipeline;
+mod prepare;
+mod record;
+mod run;
 #[cfg(test)]
 mod tests;
+mod words;
 
-pub use call::{AgentInfo, CallId, CallInfo, Proposal, Subject, ToolKind, WriteAction};
 pub use confirm::{
     ApproveAllConfirmer, ConfirmRequest, Confirmer, HEADLESS_MESSAGE, HeadlessConfirmer,
 };
-pub use decision::{CancelCause, DecidedBy, Decision, PolicyVerdict, Verdict};
-pub use events::{CallOutcome, Event, EventBus};
-pub use pipeline::{CallError, Supervisor, SupervisorParts, WaitHook, refusal_message};
+pub use core::{Supervisor, SupervisorParts, WaitHook};
+pub use external::{EXTERNAL_RESULT_TIMEOUT, ExternalCall, ExternalError, ExternalResult};
+pub use pipeline::CallError;
+pub use record::CallResult;
+pub use words::refusal_message;

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::audit::AuditLog;
+use crate::call::*;
 use crate::policy::Policy;
 use crate::scope::Scope;
 use crate::tools::{
@@ -82,7 +83,7 @@ struct Scripted(Script);
 impl Confirmer for Scripted {
     async fn confirm(&self, _r: ConfirmRequest) -> Decision {
         match &self.0 {
-            Script::Approve => Decision::approve(DecidedBy::User),
+            Script::Approve => Decision::approve(ApprovedBy::User),
             Script::DenyWith(r) => Decision::deny(DecidedBy::User, Some(r.to_string())),
             Script::Panic => panic!("confirmer exploded"),
             Script::Never => std::future::pending().await,

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::call::{AgentInfo, CallId, EventBus, Subject, ToolKind};
 use crate::scope::{Scope, ScopeError};
-use crate::supervisor::{AgentInfo, CallId, EventBus, Subject, ToolKind};
 
 pub mod bash;
 pub mod output;
@@ -101,7 +101,7 @@ pub trait Invocation: Send + 'static {
     /// What the policy matches against.
     fn subject(&self) -> Subject;
     /// For writes: the change, shown to the human before it is approved.
-    fn proposal(&self) -> Option<crate::supervisor::Proposal> {
+    fn proposal(&self) -> Option<crate::call::Proposal> {
         None
     }
     /// Run it. Errors are results with `is_error`; timeouts and

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use chrono::{DateTime, Utc};
 
-use crate::supervisor::{CallId, CallInfo, CallOutcome, Decision};
+use crate::call::{CallId, CallInfo, CallOutcome, Decision, Outcome};
 
 /// Most calls kept on screen.
 pub const MAX_CALLS: usize = 200_000;
@@ -46,16 +46,17 @@ pub enum CallStatus {
 }
 
 impl CallStatus {
-    /// From a [`CallOutcome`]'s status word.
-    pub fn from_outcome(status: &str) -> Self {
+    /// From how a call ended.
+    pub fn from_outcome(status: Outcome) -> Self {
         match status {
-            "ok" => Self::Ok,
-            "denied" => Self::Denied,
-            "blocked" => Self::Blocked,
-            "cancelled" => Self::Cancelled,
-            "refused" => Self::Refused,
-            "timeout" => Self::Timeout,
-            _ => Self::Error,
+            Outcome::Ok => Self::Ok,
+            Outcome::Error => Self::Error,
+            Outcome::Denied => Self::Denied,
+            Outcome::Blocked => Self::Blocked,
+            Outcome::Cancelled => Self::Cancelled,
+            Outcome::Refused => Self::Refused,
+            Outcome::Timeout => Self::Timeout,
+            Outcome::Unreported => Self::Unfinished,
         }
     }
 
@@ -292,7 +293,7 @@ impl CallStore {
                 .text
                 .push_str(&format!("\n[{more} more bytes not shown]"));
         }
-        let status = CallStatus::from_outcome(&outcome.status);
+        let status = CallStatus::from_outcome(outcome.status);
         if let Some(row) = self.row_mut(id) {
             row.live = None;
             row.outcome = Some(outcome);
@@ -329,7 +330,7 @@ impl CallStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::supervisor::{AgentInfo, DecidedBy};
+    use crate::call::{AgentInfo, ApprovedBy};
 
     pub(crate) fn info(id: CallId) -> CallInfo {
         CallInfo {
@@ -344,13 +345,16 @@ mod tests {
             args: serde_json::json!({}),
             summary: format!("call {id}"),
             received_at: chrono::DateTime::UNIX_EPOCH,
+            runner: Default::default(),
+            view: Default::default(),
+            edit: None,
             proposal: None,
         }
     }
 
-    fn outcome(status: &str) -> CallOutcome {
+    fn outcome(status: Outcome) -> CallOutcome {
         CallOutcome {
-            status: status.into(),
+            status,
             duration_ms: 1,
             wait_ms: None,
             run_ms: None,
@@ -367,7 +371,7 @@ mod tests {
         s.received(info(1));
         s.waiting(1);
         assert_eq!(s.count(CallStatus::Waiting), 1);
-        s.decided(1, Decision::approve(DecidedBy::User));
+        s.decided(1, Decision::approve(ApprovedBy::User));
         s.started(1, chrono::DateTime::UNIX_EPOCH);
         s.output(1, b"hello\r\nwor");
         s.output(1, b"ld\r\n");
@@ -376,7 +380,7 @@ mod tests {
             "hello\nworld\n"
         );
         assert_eq!(s.count(CallStatus::Running), 1);
-        s.finished(1, outcome("ok"));
+        s.finished(1, outcome(Outcome::Ok));
         assert_eq!(s.count(CallStatus::Running), 0);
         assert_eq!(s.count(CallStatus::Ok), 1);
         assert!(s.by_id(1).unwrap().live.is_none());

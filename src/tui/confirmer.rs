@@ -8,7 +8,8 @@
 use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::supervisor::{CallId, ConfirmRequest, Confirmer, DecidedBy, Decision};
+use crate::call::{CallId, DecidedBy, Decision};
+use crate::supervisor::{ConfirmRequest, Confirmer};
 
 /// What the confirmer tells the app (core → TUI, for prompts).
 #[derive(Debug)]
@@ -87,7 +88,7 @@ impl Confirmer for TuiConfirmer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::supervisor::{AgentInfo, CallInfo, PolicyVerdict, Verdict};
+    use crate::call::{AgentInfo, ApprovedBy, CallInfo, PolicyVerdict, Verdict};
     use tokio_util::sync::CancellationToken;
 
     fn request(cancel: CancellationToken) -> ConfirmRequest {
@@ -104,6 +105,9 @@ mod tests {
                 args: serde_json::json!({}),
                 summary: "ls".into(),
                 received_at: chrono::Utc::now(),
+                runner: Default::default(),
+                view: Default::default(),
+                edit: None,
                 proposal: None,
             },
             verdict: PolicyVerdict {
@@ -123,8 +127,8 @@ mod tests {
             panic!("a request")
         };
         assert_eq!(request.call.id, 7);
-        reply.send(Decision::approve(DecidedBy::User)).unwrap();
-        assert!(task.await.unwrap().approved);
+        reply.send(Decision::approve(ApprovedBy::User)).unwrap();
+        assert!(task.await.unwrap().is_approved());
         assert!(matches!(rx.recv().await, Some(ConfirmMsg::Withdrawn(7))));
     }
 
@@ -134,8 +138,8 @@ mod tests {
         let task = tokio::spawn(async move { c.confirm(request(CancellationToken::new())).await });
         drop(rx.recv().await);
         let d = task.await.unwrap();
-        assert!(!d.approved);
-        assert_eq!(d.by, DecidedBy::ConfirmerFailed);
+        assert!(!d.is_approved());
+        assert_eq!(d.by(), DecidedBy::ConfirmerFailed);
     }
 
     #[tokio::test]
@@ -143,8 +147,8 @@ mod tests {
         let (c, rx) = channel();
         drop(rx);
         let d = c.confirm(request(CancellationToken::new())).await;
-        assert!(!d.approved);
-        assert_eq!(d.by, DecidedBy::Shutdown);
+        assert!(!d.is_approved());
+        assert_eq!(d.by(), DecidedBy::Shutdown);
     }
 
     #[tokio::test]
@@ -158,7 +162,7 @@ mod tests {
         };
         cancel.cancel();
         let d = task.await.unwrap();
-        assert_eq!(d.by, DecidedBy::Cancelled);
+        assert_eq!(d.by(), DecidedBy::Cancelled);
         assert!(matches!(rx.recv().await, Some(ConfirmMsg::Withdrawn(7))));
         assert!(reply.is_closed());
     }

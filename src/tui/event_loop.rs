@@ -20,9 +20,10 @@ use super::confirmer::ConfirmMsg;
 use super::msg::{Effect, Msg};
 use super::terminal::{self, Term};
 use super::ui;
+use crate::call::{CallId, DecidedBy, Decision, Event};
 use crate::mcp::{Listening, SocketError, SocketServer};
 use crate::session::Session;
-use crate::supervisor::{CallId, DecidedBy, Decision, Event, Supervisor};
+use crate::supervisor::Supervisor;
 
 /// Most queued events taken in before the next frame.
 const BATCH: usize = 1024;

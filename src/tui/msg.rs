@@ -6,8 +6,8 @@
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use super::audit_tail::AuditLine;
+use crate::call::{CallId, CallInfo, Decision, Event, PolicyVerdict};
 use crate::policy::{Grant, GrantScope};
-use crate::supervisor::{CallId, CallInfo, Decision, Event, PolicyVerdict};
 
 /// Everything the app reacts to.
 #[derive(Debug, Clone)]

@@ -8,8 +8,8 @@ use chrono::{DateTime, Utc};
 
 use super::diff::{self, DiffLine};
 use super::text_input::TextInput;
+use crate::call::{CallId, CallInfo, PolicyVerdict};
 use crate::policy::GrantScope;
-use crate::supervisor::{CallId, CallInfo, PolicyVerdict};
 
 /// A call waiting for the human.
 #[derive(Debug, Clone)]
@@ -243,7 +243,7 @@ impl PromptQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::supervisor::{AgentInfo, Verdict};
+    use crate::call::{AgentInfo, Verdict};
 
     fn call(id: CallId, cmd: &str) -> CallInfo {
         CallInfo {
@@ -258,6 +258,9 @@ mod tests {
             args: serde_json::json!({ "command": cmd }),
             summary: cmd.into(),
             received_at: DateTime::UNIX_EPOCH,
+            runner: Default::default(),
+            view: Default::default(),
+            edit: None,
             proposal: None,
         }
     }

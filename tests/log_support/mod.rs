@@ -8,9 +8,10 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Duration;
 
+use airlock::call::{ApprovedBy, DecidedBy, Decision};
 use airlock::policy::GrantScope;
 use airlock::session::{self, SessionOptions};
-use airlock::supervisor::{ConfirmRequest, Confirmer, DecidedBy, Decision, HeadlessConfirmer};
+use airlock::supervisor::{ConfirmRequest, Confirmer, HeadlessConfirmer};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -27,7 +28,7 @@ impl Confirmer for Scripted {
         let text = format!("{} {}", r.call.summary, r.call.args);
         if text.contains("approve-me") || r.call.tool == "write_file" || r.call.tool == "edit_file"
         {
-            Decision::approve(DecidedBy::User)
+            Decision::approve(ApprovedBy::User)
         } else if text.contains("deny-me") {
             Decision::deny(DecidedBy::User, Some("not today".into()))
         } else if text.contains("headless-please") {
@@ -74,12 +75,7 @@ pub const EXPECTED: &[(&str, &str)] = &[
     ("bash echo granted", "auto"),
 ];
 
-async fn call(
-    s: &session::Session,
-    agent: &airlock::supervisor::AgentInfo,
-    tool: &str,
-    args: Value,
-) {
+async fn call(s: &session::Session, agent: &airlock::call::AgentInfo, tool: &str, args: Value) {
     s.supervisor
         .call(
             agent,
@@ -109,6 +105,7 @@ pub async fn every_outcome() -> Fixture {
             config_file: None,
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         Arc::new(Scripted),
     )

@@ -10,8 +10,10 @@ pub mod styled;
 use std::path::{Path, PathBuf};
 
 use airlock::audit::{AuditEvent, ChangeRecord};
+use airlock::call::{
+    AgentInfo, ApprovedBy, CallInfo, DecidedBy, Decision, Outcome, ToolKind, WriteAction,
+};
 use airlock::policy::{Grant, GrantScope};
-use airlock::supervisor::{AgentInfo, CallInfo, DecidedBy, Decision, ToolKind, WriteAction};
 use airlock::tui::App;
 use chrono::{DateTime, FixedOffset, Utc};
 use ratatui::layout::Rect;
@@ -95,8 +97,8 @@ pub fn agent() -> AgentInfo {
     }
 }
 
-fn rule(rule: &str, source: &str) -> DecidedBy {
-    DecidedBy::Rule {
+fn rule(rule: &str, source: &str) -> ApprovedBy {
+    ApprovedBy::Rule {
         rule: rule.into(),
         source: source.into(),
     }
@@ -117,6 +119,11 @@ struct Call<'a> {
     change: Option<ChangeRecord>,
 }
 
+/// The outcome recorded as `word` in a trail.
+fn outcome_of(word: &str) -> Outcome {
+    serde_json::from_value(json!(word)).unwrap_or_else(|e| panic!("{word:?}: {e}"))
+}
+
 fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
     let asked = at(t * 1000);
     let info = CallInfo {
@@ -127,6 +134,9 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
         args: c.args,
         summary: c.summary.into(),
         received_at: asked,
+        runner: Default::default(),
+        view: Default::default(),
+        edit: None,
         proposal: None,
     };
     chain.event(asked, AuditEvent::CallRequested { call: info });
@@ -146,7 +156,7 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
         done,
         AuditEvent::CallFinished {
             call_id: id,
-            status: c.status.into(),
+            status: outcome_of(c.status),
             duration_ms: (c.think + c.run) as u64,
             wait_ms: Some(c.think as u64),
             run_ms: (c.status == "ok" || c.status == "error").then_some(c.run as u64),
@@ -157,6 +167,8 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
             excerpt: c.excerpt.into(),
             change: c.change,
             cancelled_by: None,
+            exit_code: None,
+            file_sha256: None,
         },
     );
 }
@@ -243,7 +255,7 @@ pub fn session_chain() -> Chain {
             kind: ToolKind::Write,
             args: json!({ "path": "todo.sh", "old_text": "    # TODO: this marks…\n    sed …", "new_text": "    sed …" }),
             summary: "edit todo.sh (+1 −2)",
-            decision: Decision::approve(DecidedBy::User),
+            decision: Decision::approve(ApprovedBy::User),
             think: 4000,
             run: 12,
             status: "ok",
@@ -264,7 +276,7 @@ pub fn session_chain() -> Chain {
         12,
         bash(
             "bash tests/run_tests.sh",
-            Decision::approve(DecidedBy::User),
+            Decision::approve(ApprovedBy::User),
             "ok",
             "running 5 tests\ntest add_one_item ... ok\nall 5 tests ok\nexit code: 0",
         ),
@@ -331,7 +343,7 @@ pub fn session_chain() -> Chain {
         41,
         bash(
             "cargo test --release",
-            Decision::approve(DecidedBy::User),
+            Decision::approve(ApprovedBy::User),
             "ok",
             "test result: ok. 12 passed\nexit code: 0",
         ),
@@ -342,15 +354,14 @@ pub fn session_chain() -> Chain {
         60,
         bash(
             "cargo test -p parser",
-            Decision::approve(DecidedBy::Grant {
+            Decision::approve(ApprovedBy::Grant {
                 rule: "bash(cargo test *)".into(),
             }),
             "error",
             "error[E0425]: cannot find value `tokens` in this scope\nexit code: 101",
         ),
     );
-    let mut edited = Decision::approve_edited("rm -rf build/tmp".into());
-    edited.by = DecidedBy::User;
+    let edited = Decision::approve_edited("rm -rf build/tmp".into());
     call(
         &mut c,
         10,
@@ -437,7 +448,7 @@ pub fn torn_trail() -> (tempfile::TempDir, PathBuf) {
         &mut c,
         12,
         250,
-        bash("make release", Decision::approve(DecidedBy::User), "", ""),
+        bash("make release", Decision::approve(ApprovedBy::User), "", ""),
     );
     let mut text = c.text();
     text.push_str("{\"v\":1,\"seq\":");

@@ -6,9 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use airlock::call::AgentInfo;
 use airlock::sandbox::SandboxOverrides;
 use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::{AgentInfo, ApproveAllConfirmer};
+use airlock::supervisor::ApproveAllConfirmer;
 use airlock::tools::ToolOutput;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -66,6 +67,7 @@ pub fn fixture_in(dir: tempfile::TempDir, sandbox: &str, o: SandboxOverrides) ->
             config_file: Some(cfg),
             mode: "test".into(),
             policy_mode: None,
+            user_config: false,
         },
         &o,
         Arc::new(ApproveAllConfirmer),

@@ -8,9 +8,9 @@ pub mod styled;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use airlock::supervisor::{
-    AgentInfo, CallInfo, CallOutcome, DecidedBy, Decision, Event, PolicyVerdict, Proposal,
-    ToolKind, Verdict, WriteAction,
+use airlock::call::{
+    AgentInfo, ApprovedBy, CallInfo, CallOutcome, DecidedBy, Decision, Event, PolicyVerdict,
+    Proposal, ToolKind, Verdict, WriteAction,
 };
 use airlock::tui::audit_tail::AuditLine;
 use airlock::tui::{App, Header, Msg};
@@ -75,6 +75,9 @@ pub fn call(
         args,
         summary: summary.into(),
         received_at: at(id as i64 * 1000 - 60_000),
+        runner: Default::default(),
+        view: Default::default(),
+        edit: None,
         proposal: None,
     }
 }
@@ -122,7 +125,7 @@ pub fn ask(rule: &str) -> PolicyVerdict {
 
 pub fn outcome(status: &str, ms: u64, text: &str, is_error: bool) -> CallOutcome {
     CallOutcome {
-        status: status.into(),
+        status: serde_json::from_value(json!(status)).unwrap_or_else(|e| panic!("{status:?}: {e}")),
         duration_ms: ms,
         wait_ms: None,
         run_ms: None,
@@ -133,8 +136,8 @@ pub fn outcome(status: &str, ms: u64, text: &str, is_error: bool) -> CallOutcome
     }
 }
 
-fn rule(r: &str) -> DecidedBy {
-    DecidedBy::Rule {
+fn rule(r: &str) -> ApprovedBy {
+    ApprovedBy::Rule {
         rule: r.into(),
         source: "built-in".into(),
     }
@@ -205,7 +208,7 @@ pub fn busy_app(w: u16, h: u16) -> App {
             Event::CallReceived(edit(4)),
             Event::CallDecided {
                 id: 4,
-                decision: Decision::approve(DecidedBy::User),
+                decision: Decision::approve(ApprovedBy::User),
             },
             Event::CallStarted { id: 4 },
             Event::CallFinished {
@@ -215,7 +218,7 @@ pub fn busy_app(w: u16, h: u16) -> App {
             Event::CallReceived(bash(5, "bash tests/run_tests.sh", "run the test suite")),
             Event::CallDecided {
                 id: 5,
-                decision: Decision::approve(DecidedBy::User),
+                decision: Decision::approve(ApprovedBy::User),
             },
             Event::CallStarted { id: 5 },
             Event::CallFinished {
@@ -286,7 +289,7 @@ pub fn with_running(app: &mut App) {
         app,
         vec![
             Event::CallReceived(bash(9, "bash tests/run_tests.sh", "run the tests again")),
-            Event::CallDecided { id: 9, decision: Decision::approve(DecidedBy::User) },
+            Event::CallDecided { id: 9, decision: Decision::approve(ApprovedBy::User) },
             Event::CallStarted { id: 9 },
             Event::CallOutput {
                 id: 9,

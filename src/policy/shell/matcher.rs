@@ -18,10 +18,13 @@ pub struct Specifier {
 /// Why a specifier is not valid. An invalid specifier matches nothing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpecifierError {
+    /// `bash()`: no command at all.
     #[error("empty bash rule")]
     Empty,
+    /// The shell parser refused the specifier.
     #[error("bash rule cannot be parsed: {0}")]
     Unparseable(String),
+    /// More than one command, or a word that is not a literal.
     #[error("bash rule must be one command of literal words, optionally ending in ` *`: {0}")]
     NotLiteral(String),
 }

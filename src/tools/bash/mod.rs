@@ -10,10 +10,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::call::{AgentInfo, Event, Subject, ToolKind};
 use crate::config::BashConfig;
 use crate::sandbox::{Sandbox, SandboxMode};
 use crate::scope::Scope;
-use crate::supervisor::{AgentInfo, Event, Subject, ToolKind};
 use crate::tools::readonly::{args, object_schema};
 use crate::tools::{Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec};
 

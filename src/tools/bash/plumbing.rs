@@ -2,6 +2,8 @@
 //! terminal and pipe it is spawned with, the thread that reads the PTY, the
 //! thread that reaps the shell.
 
+#![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
+
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};

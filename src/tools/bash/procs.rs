@@ -5,6 +5,8 @@
 //! `setsid`; those that do are still found while their parent chain leads
 //! back to the shell.
 
+#![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
+
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 

@@ -10,6 +10,8 @@
 //! private 0700 directory and run by one dispatch line (see
 //! [`sentinel::dispatch_line`]).
 
+#![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
+
 use std::ffi::OsString;
 use std::fs::File;
 use std::future::Future;

@@ -5,8 +5,8 @@ use serde_json::{Map, Value, json};
 use super::file_call;
 use super::object_schema;
 use super::text::{self, Opened};
+use crate::call::ToolKind;
 use crate::scope::Scope;
-use crate::supervisor::ToolKind;
 use crate::tools::{Invocation, RunContext, Tool, ToolError, ToolOutput, ToolSpec};
 
 /// The `cat` tool.
@@ -121,8 +121,12 @@ mod tests {
             "{e}"
         );
         let fifo = dir.path().join("pipe");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
         let e = prepare_err(&Cat::new(), dir.path(), json!({"path": "pipe"}));
         assert!(e.to_string().contains("FIFO"), "{e}");
     }

@@ -6,8 +6,8 @@ use similar::{ChangeTag, TextDiff};
 
 use super::text::{self, Opened};
 use super::{args, object_schema};
+use crate::call::{Subject, ToolKind};
 use crate::scope::Scope;
-use crate::supervisor::{Subject, ToolKind};
 use crate::tools::{
     Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
 };

@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 use super::args::{self, PathArgs};
 use super::object_schema;
 use super::text::{self, Opened};
+use crate::call::Subject;
 use crate::scope::Scope;
-use crate::supervisor::Subject;
 use crate::tools::{Invocation, RunContext, RunFuture, ToolError, ToolOutput, run_blocking};
 
 /// Lines `head` and `tail` show by default.

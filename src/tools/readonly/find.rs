@@ -9,8 +9,8 @@ use super::walk::{
     Entry, Flow, MAX_SEARCH_DEPTH, Start, WalkOptions, WalkStats, Walker, cut_note, skipped_notes,
 };
 use super::{args, object_schema};
+use crate::call::{Subject, ToolKind};
 use crate::scope::{FileKind, Scope};
-use crate::supervisor::{Subject, ToolKind};
 use crate::tools::{
     Invocation, OutputBuf, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec,
     run_blocking,

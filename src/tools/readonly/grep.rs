@@ -16,8 +16,8 @@ use super::walk::{
     Flow, MAX_SEARCH_DEPTH, STOPPED_EARLY, Start, WalkOptions, WalkStats, Walker, skipped_notes,
 };
 use super::{args, object_schema};
+use crate::call::{Subject, ToolKind};
 use crate::scope::{FileKind, Scope};
-use crate::supervisor::{Subject, ToolKind};
 use crate::tools::{
     Invocation, OutputBuf, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec,
     run_blocking,
@@ -573,9 +573,12 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("b")).unwrap();
         // A FIFO as .gitignore would block a naive walker forever, and
         // /dev/zero would be read without end.
-        let fifo =
-            std::ffi::CString::new(dir.path().join("a/.gitignore").to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            dir.path().join("a/.gitignore"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
         symlink("/dev/zero", dir.path().join("b/.gitignore")).unwrap();
         std::fs::write(dir.path().join("a/x.txt"), "needle a\n").unwrap();
         std::fs::write(dir.path().join("b/y.txt"), "needle b\n").unwrap();

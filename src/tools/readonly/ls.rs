@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 use super::text;
 use super::walk::{Flow, Start, WalkOptions, Walker, cut_note, skipped_notes};
 use super::{args, object_schema};
+use crate::call::{Subject, ToolKind};
 use crate::scope::{FileKind, Scope};
-use crate::supervisor::{Subject, ToolKind};
 use crate::tools::{
     Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
 };

@@ -4,8 +4,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{args, object_schema};
+use crate::call::{Subject, ToolKind};
 use crate::scope::Scope;
-use crate::supervisor::{Subject, ToolKind};
 use crate::tools::{Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec};
 
 /// The `pwd` tool.

@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 use super::file_call::FileCall;
 use super::text::{self, Opened};
 use super::{args, object_schema};
+use crate::call::ToolKind;
 use crate::scope::Scope;
-use crate::supervisor::ToolKind;
 use crate::tools::{Invocation, RunContext, Tool, ToolError, ToolOutput, ToolSpec};
 
 /// Lines shown when no `limit` is given.

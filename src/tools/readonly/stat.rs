@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 use super::args::{self, PathArgs};
 use super::object_schema;
 use super::text;
+use crate::call::{Subject, ToolKind};
 use crate::scope::{FileKind, Scope};
-use crate::supervisor::{Subject, ToolKind};
 use crate::tools::{
     Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
 };
@@ -259,8 +259,12 @@ mod tests {
     #[test]
     fn fifo_is_described_not_opened() {
         let dir = tempfile::tempdir().unwrap();
-        let c = std::ffi::CString::new(dir.path().join("p").to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            dir.path().join("p"),
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
         let out = run(&Stat::new(), dir.path(), json!({"path": "p"}));
         assert!(out.text.contains("type: FIFO"), "{}", out.text);
         assert!(out.text.contains("(prw-------)"), "{}", out.text);

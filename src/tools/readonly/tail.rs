@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 
 use super::file_call;
 use super::text::{self, Opened};
+use crate::call::ToolKind;
 use crate::scope::Scope;
-use crate::supervisor::ToolKind;
 use crate::tools::{Invocation, RunContext, Tool, ToolError, ToolOutput, ToolSpec};
 
 /// Bytes read per step backwards.

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::call::{AgentInfo, EventBus};
 use crate::scope::{DEFAULT_EXCLUDED, Scope};
-use crate::supervisor::{AgentInfo, EventBus};
 use crate::tools::{Limits, RunContext, Tool, ToolError, ToolOutput};
 
 /// A scope of `dir` with the default exclusions.

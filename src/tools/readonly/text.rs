@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
+use crate::call::Subject;
 use crate::scope::Scope;
-use crate::supervisor::Subject;
 use crate::tools::{OutputBuf, RunContext, ToolError, ToolOutput};
 
 /// How much of a file's start is checked for a NUL byte.

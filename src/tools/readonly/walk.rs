@@ -19,8 +19,8 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::text;
+use crate::call::Subject;
 use crate::scope::{FileKind, LinkTarget, Scope, ScopeError, io_error};
-use crate::supervisor::Subject;
 use crate::tools::RunContext;
 
 /// Largest ignore file read.

@@ -5,8 +5,8 @@ use serde_json::{Map, Value, json};
 use super::file_call;
 use super::object_schema;
 use super::text::{self, Opened};
+use crate::call::ToolKind;
 use crate::scope::Scope;
-use crate::supervisor::ToolKind;
 use crate::tools::{Invocation, RunContext, Tool, ToolError, ToolOutput, ToolSpec};
 
 /// The `wc` tool.

@@ -20,8 +20,8 @@ use super::readonly::{args, object_schema};
 use super::{
     Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
 };
+use crate::call::{Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
-use crate::supervisor::{Proposal, Subject, ToolKind, WriteAction};
 
 /// Largest file the write tools read or produce (64 MiB).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;

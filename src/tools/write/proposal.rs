@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use similar::{Algorithm, ChangeTag, TextDiff};
 
-use crate::supervisor::{Proposal, WriteAction};
+use crate::call::{Proposal, WriteAction};
 
 /// Bytes scanned for NUL when deciding whether content is binary.
 const SNIFF: usize = 8192;

@@ -4,7 +4,7 @@ use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 use ratatui::layout::Position;
 
 use super::{App, Focus, KEY_GUARD, Overlay};
-use crate::supervisor::{DecidedBy, Decision};
+use crate::call::{ApprovedBy, DecidedBy, Decision};
 use crate::tui::keymap::{self, Action, Context};
 use crate::tui::msg::Effect;
 use crate::tui::prompt::Step;
@@ -244,7 +244,7 @@ impl App {
             (_, Action::Grants) => self.overlay = Some(Overlay::Grants { selected: 0 }),
             (_, Action::Quit) => self.ask_to_quit(fx),
             (Step::Choose, Action::Approve) => {
-                self.respond(id, Decision::approve(DecidedBy::User), fx)
+                self.respond(id, Decision::approve(ApprovedBy::User), fx)
             }
             (Step::Choose, Action::Session | Action::Always) if n_choices == 0 => {
                 self.notice("nothing to grant for this call; approve it once with y".into());
@@ -297,7 +297,7 @@ impl App {
                 if edited.trim().is_empty() {
                     self.notice("the command is empty; Esc goes back".into());
                 } else if Some(&edited) == command.as_ref() {
-                    self.respond(id, Decision::approve(DecidedBy::User), fx);
+                    self.respond(id, Decision::approve(ApprovedBy::User), fx);
                 } else {
                     self.respond(id, Decision::approve_edited(edited), fx);
                 }
@@ -313,7 +313,7 @@ impl App {
     }
 
     /// Answer call `id` and take its prompt off the screen.
-    fn respond(&mut self, id: crate::supervisor::CallId, decision: Decision, fx: &mut Vec<Effect>) {
+    fn respond(&mut self, id: crate::call::CallId, decision: Decision, fx: &mut Vec<Effect>) {
         fx.push(Effect::Respond { id, decision });
         self.prompts.remove(id, self.now);
     }
@@ -338,6 +338,6 @@ impl App {
         } else {
             fx.push(Effect::Grant(choice.grant));
         }
-        self.respond(id, Decision::approve(DecidedBy::User), fx);
+        self.respond(id, Decision::approve(ApprovedBy::User), fx);
     }
 }

@@ -18,8 +18,8 @@ use super::msg::{Effect, Msg};
 use super::prompt::{PendingPrompt, PromptQueue, Step};
 use super::review::Review;
 use super::ui::layout::{self, Panes};
+use crate::call::{AgentInfo, Event};
 use crate::policy::Grant;
-use crate::supervisor::{AgentInfo, Event};
 
 mod keys;
 mod review_keys;

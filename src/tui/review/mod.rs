@@ -16,7 +16,7 @@ use super::calls::{CallRow, CallStatus, Recorded};
 use super::text_input::TextInput;
 use crate::audit::timeline::CallEntry;
 use crate::audit::{Timeline, VerifyReport, verify_reader};
-use crate::supervisor::CallOutcome;
+use crate::call::CallOutcome;
 
 pub mod filter;
 mod lines;
@@ -117,15 +117,16 @@ pub fn open(path: &Path, now: DateTime<Utc>, tz: FixedOffset, size: Rect) -> std
 /// A recorded call as the panes show calls.
 fn row(c: &CallEntry) -> CallRow {
     let status = match (&c.finished, &c.decided) {
-        (Some(f), _) => CallStatus::from_outcome(&f.status),
-        (None, Some(d)) if !d.decision.approved => {
-            CallStatus::from_outcome(d.decision.refusal_status())
-        }
+        (Some(f), _) => CallStatus::from_outcome(f.status),
+        (None, Some(d)) if !d.decision.is_approved() => d
+            .decision
+            .refusal_outcome()
+            .map_or(CallStatus::Unfinished, CallStatus::from_outcome),
         _ => CallStatus::Unfinished,
     };
     let times = c.wait_run_ms();
     let outcome = c.finished.as_ref().map(|f| CallOutcome {
-        status: f.status.clone(),
+        status: f.status,
         duration_ms: f.duration_ms,
         wait_ms: times.map(|t| t.0),
         run_ms: times.and_then(|t| t.1),

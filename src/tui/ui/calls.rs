@@ -81,10 +81,10 @@ fn shown_summary(row: &crate::tui::calls::CallRow) -> String {
     let edited = row
         .decision
         .as_ref()
-        .filter(|d| d.approved)
-        .and_then(|d| d.edited_command.as_deref());
+        .filter(|d| d.is_approved())
+        .and_then(|d| d.edited_command());
     // A command as it is, never the tool's shortened summary of it.
-    let exec = row.info.kind == Some(crate::supervisor::ToolKind::Exec);
+    let exec = row.info.kind == Some(crate::call::ToolKind::Exec);
     let proposed = match row.info.args.get("command").and_then(|c| c.as_str()) {
         Some(c) if exec => one(c),
         _ => one(&row.info.summary),

@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 use serde_json::Value;
 
 use super::{diff, pane_title, theme, wrap};
-use crate::supervisor::{DecidedBy, Decision};
+use crate::call::{DecidedBy, Decision};
 use crate::tui::app::{App, Focus};
 use crate::tui::calls::{CallRow, CallStatus};
 
@@ -110,7 +110,7 @@ struct Change<'a> {
 }
 
 fn change(row: &CallRow) -> Option<Change<'_>> {
-    let word = |a: crate::supervisor::WriteAction| format!("{a:?}").to_lowercase();
+    let word = |a: crate::call::WriteAction| format!("{a:?}").to_lowercase();
     if let Some(p) = &row.info.proposal {
         return Some(Change {
             title: format!("change: {} ({}, {})", p.path, word(p.action), p.summary()),
@@ -181,26 +181,7 @@ fn arguments(row: &CallRow, out: &mut Vec<Line<'static>>) {
 
 /// "approved by you", "blocked by rule …", with the reason.
 pub fn describe(d: &Decision) -> String {
-    let verb = if d.approved { "approved" } else { "refused" };
-    let who = match &d.by {
-        DecidedBy::Rule { rule, source } => format!("by rule {rule} ({source})"),
-        DecidedBy::Grant { rule } => format!("by the session grant {rule}"),
-        DecidedBy::User => "by you".into(),
-        DecidedBy::Headless => "by the headless confirmer".into(),
-        DecidedBy::ApproveAll => "by --approve-all".into(),
-        DecidedBy::Timeout => "because nobody answered in time".into(),
-        DecidedBy::Cancelled => "because the agent cancelled it".into(),
-        DecidedBy::Scope => "by the path scope".into(),
-        DecidedBy::InvalidArguments => "for invalid arguments".into(),
-        DecidedBy::Shutdown => "because the supervisor closed".into(),
-        DecidedBy::Disconnected => "because the agent disconnected".into(),
-        DecidedBy::ConfirmerFailed => "because the prompt failed".into(),
-    };
-    let mut s = format!("{verb} {who}");
-    if let Some(r) = d.reason.as_deref().filter(|r| !r.is_empty()) {
-        s.push_str(&format!(": {r}"));
-    }
-    s
+    d.describe()
 }
 
 fn decision(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
@@ -208,28 +189,28 @@ fn decision(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
     let recorded = row.recorded.as_deref();
     match &row.decision {
         Some(d) => {
-            let style = if d.approved {
+            let style = if d.is_approved() {
                 theme::added()
             } else {
                 theme::error()
             };
             out.push(Line::styled(describe(d), style));
-            if let Some(e) = &d.edited_command {
-                let label = if d.approved {
+            if let Some(e) = d.edited_command() {
+                let label = if d.is_approved() {
                     "edited by you; runs instead: "
                 } else {
                     "your edit, not run: "
                 };
                 out.push(Line::from(vec![
                     Span::styled(label, theme::dim()),
-                    Span::raw(e.clone()),
+                    Span::raw(e.to_string()),
                 ]));
             }
             if let Some((r, (_, at))) = recorded.and_then(|r| Some((r, r.decided?))) {
                 let mut when = format!("at {}", theme::clock(at, &app.tz));
                 // How long it waited, when someone was asked.
                 if matches!(
-                    d.by,
+                    d.by(),
                     DecidedBy::User
                         | DecidedBy::Timeout
                         | DecidedBy::Cancelled
@@ -281,7 +262,8 @@ fn result(row: &CallRow, app: &App, out: &mut Vec<Line<'static>>) {
         return;
     }
     let Some(o) = &row.outcome else {
-        if row.status == CallStatus::Unfinished && row.decision.as_ref().is_some_and(|d| d.approved)
+        if row.status == CallStatus::Unfinished
+            && row.decision.as_ref().is_some_and(|d| d.is_approved())
         {
             let (icon, style) = theme::status(row.status, app.now);
             out.push(Line::styled(

@@ -6,14 +6,16 @@
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use super::call::{AgentInfo, CallId, CallInfo};
+use super::agent::AgentInfo;
 use super::decision::Decision;
+use super::info::{CallId, CallInfo};
+use super::outcome::Outcome;
 
 /// How a call ended, as shown to the human and recorded in the audit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CallOutcome {
-    /// `ok`, `error`, `denied`, `blocked`, `timeout`, `cancelled`, `refused`.
-    pub status: String,
+    /// How it ended.
+    pub status: Outcome,
     /// Milliseconds from arrival to the result.
     pub duration_ms: u64,
     /// Of those, milliseconds waiting for a decision (until it ran or was
@@ -32,6 +34,9 @@ pub struct CallOutcome {
 }
 
 /// One thing that happened in the core.
+// CallReceived carries the whole call (its view and edit field included);
+// events are rare next to the work each stands for, so no box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Event {
     /// An agent connected (an MCP session was initialised).

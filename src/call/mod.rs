@@ -1,0 +1,23 @@
+//! The call vocabulary: who calls, what a call is about, what the policy and
+//! the human decided, and how the call ended.
+//!
+//! This is the leaf of the crate: it imports nothing from it, and every
+//! other layer (tools, policy, audit, the pipeline, transports, the TUI,
+//! reports) speaks these types. Each enum has one `describe()`, the words
+//! people see for it; the serialized forms are what the audit trail keeps.
+
+mod agent;
+mod decision;
+mod events;
+mod info;
+mod outcome;
+mod proposal;
+mod verdict;
+
+pub use agent::AgentInfo;
+pub use decision::{ApprovedBy, CancelCause, DecidedBy, Decision};
+pub use events::{CallOutcome, Event, EventBus};
+pub use info::{CallId, CallInfo, CallView, EditField, Runner, Subject, ToolKind};
+pub use outcome::Outcome;
+pub use proposal::{Proposal, WriteAction};
+pub use verdict::{PolicyVerdict, Verdict, VerdictSource};

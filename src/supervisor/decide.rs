@@ -1,0 +1,178 @@
+//! Stage 2, decide: the policy's verdict (rules, session grants), then the
+//! confirmer only when the verdict is "ask", bounded by the agent's
+//! cancellation, its disconnect, shutdown and the approval timeout.
+
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+use super::confirm::ConfirmRequest;
+use super::core::{Supervisor, WaitHook};
+use crate::call::{
+    ApprovedBy, CallInfo, DecidedBy, Decision, PolicyVerdict, Subject, ToolKind, Verdict,
+    VerdictSource,
+};
+
+/// How often the wait hook fires.
+const WAIT_TICK: Duration = Duration::from_secs(5);
+
+impl Supervisor {
+    /// Decide about `info`, whose policy subject is `subject`: a rule or
+    /// grant answers at once; "ask" goes to the confirmer. `cancel` is the
+    /// agent's cancellation; the agent's disconnect, shutdown and the
+    /// approval timeout also end the wait, never as an approval. Nothing is
+    /// recorded here (see [`Supervisor::record_decision`]).
+    pub async fn decide(
+        &self,
+        info: &CallInfo,
+        subject: &Subject,
+        cancel: &CancellationToken,
+        on_wait: Option<WaitHook>,
+    ) -> Decision {
+        let kind = info.kind.unwrap_or(ToolKind::Other);
+        let verdict = self.policy.evaluate(&info.tool, kind, subject);
+        self.decide_verdict(info, verdict, cancel, on_wait).await
+    }
+
+    /// The human edited the call (its command) at the prompt and approved
+    /// it: judge the edited `subject` again (guardrails and deny rules still
+    /// hold). `Err` is the refusal to record instead.
+    pub fn recheck_edited(&self, info: &CallInfo, subject: &Subject) -> Result<(), Decision> {
+        let kind = info.kind.unwrap_or(ToolKind::Other);
+        let verdict = self.policy.evaluate(&info.tool, kind, subject);
+        if verdict.verdict == Verdict::Deny {
+            return Err(blocked(&verdict));
+        }
+        Ok(())
+    }
+
+    async fn decide_verdict(
+        &self,
+        info: &CallInfo,
+        verdict: PolicyVerdict,
+        cancel: &CancellationToken,
+        on_wait: Option<WaitHook>,
+    ) -> Decision {
+        match verdict.verdict {
+            Verdict::Allow => return Decision::approve(approver(&verdict)),
+            Verdict::Deny => return blocked(&verdict),
+            Verdict::Ask => {}
+        }
+        let gone = self.connection_token(&info.agent);
+        let cancelled = || {
+            let by = if gone.is_cancelled() {
+                DecidedBy::Disconnected
+            } else {
+                DecidedBy::Cancelled
+            };
+            Decision::deny(by, None)
+        };
+        if cancel.is_cancelled() || gone.is_cancelled() {
+            return cancelled();
+        }
+        let prompt_cancel = cancel.child_token();
+        let request = ConfirmRequest {
+            call: info.clone(),
+            verdict,
+            cancel: prompt_cancel.clone(),
+        };
+        let confirmer = self.confirmer.clone();
+        // A panicking confirmer must not take the pipeline down, nor approve.
+        let mut answer = tokio::spawn(async move { confirmer.confirm(request).await });
+        let deadline = self
+            .approval_timeout
+            .map(|t| tokio::time::Instant::now() + t);
+        let waited_since = Instant::now();
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + WAIT_TICK, WAIT_TICK);
+        let decision = loop {
+            tokio::select! {
+                res = &mut answer => break match res {
+                    Ok(d) => d,
+                    Err(e) => {
+                        tracing::error!("confirmer failed: {e}");
+                        Decision::deny(DecidedBy::ConfirmerFailed, None)
+                    }
+                },
+                _ = cancel.cancelled() => break cancelled(),
+                _ = gone.cancelled() => break cancelled(),
+                _ = self.shutdown.cancelled() => break Decision::deny(DecidedBy::Shutdown, None),
+                _ = sleep_until(deadline) => break Decision::deny(DecidedBy::Timeout, None),
+                _ = tick.tick() => {
+                    if let Some(hook) = &on_wait {
+                        hook(waited_since.elapsed().as_secs());
+                    }
+                }
+            }
+        };
+        prompt_cancel.cancel();
+        answer.abort();
+        decision
+    }
+}
+
+/// Who a verdict's rule approves as: a session grant or a configured rule
+/// (also who refuses, for a deny verdict).
+fn approver(verdict: &PolicyVerdict) -> ApprovedBy {
+    match &verdict.source {
+        VerdictSource::Session => ApprovedBy::Grant {
+            rule: verdict.rule.clone(),
+        },
+        VerdictSource::Configured(source) => ApprovedBy::Rule {
+            rule: verdict.rule.clone(),
+            source: source.clone(),
+        },
+    }
+}
+
+/// The refusal for a deny verdict, naming its rule.
+fn blocked(verdict: &PolicyVerdict) -> Decision {
+    let reason = format!("blocked by rule {} (from {})", verdict.rule, verdict.source);
+    Decision::deny(approver(verdict), Some(reason))
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(v: Verdict, source: VerdictSource) -> PolicyVerdict {
+        PolicyVerdict {
+            verdict: v,
+            rule: "bash(ls)".into(),
+            source,
+        }
+    }
+
+    #[test]
+    fn a_session_verdict_is_the_grant_and_a_configured_one_the_rule() {
+        let grant = approver(&verdict(Verdict::Allow, VerdictSource::Session));
+        assert_eq!(
+            grant,
+            ApprovedBy::Grant {
+                rule: "bash(ls)".into()
+            }
+        );
+        let rule = approver(&verdict(Verdict::Allow, "/w/.airlock.toml".into()));
+        assert_eq!(
+            rule,
+            ApprovedBy::Rule {
+                rule: "bash(ls)".into(),
+                source: "/w/.airlock.toml".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_deny_verdict_is_blocked_naming_the_rule() {
+        let d = blocked(&verdict(Verdict::Deny, "built-in".into()));
+        assert!(!d.is_approved());
+        assert_eq!(d.reason(), Some("blocked by rule bash(ls) (from built-in)"));
+        assert_eq!(d.refusal_outcome(), Some(crate::call::Outcome::Blocked));
+    }
+}

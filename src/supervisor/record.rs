@@ -1,0 +1,151 @@
+//! Stages 3 and 5, record: the request and the decision are on disk (and
+//! announced) before anything runs; the result is recorded when it ends.
+
+use std::time::Instant;
+
+use sha2::{Digest, Sha256};
+
+use super::core::Supervisor;
+use crate::audit::{AuditError, AuditEvent, ChangeRecord, excerpt};
+use crate::call::{CallId, CallInfo, CallOutcome, CancelCause, Decision, Event, Outcome, Proposal};
+use crate::tools::ToolOutput;
+
+/// Most bytes of a result kept as the audit excerpt.
+const EXCERPT_BYTES: usize = 512;
+
+/// Most bytes of a write's diff kept in the audit trail.
+const MAX_AUDIT_DIFF: usize = 64 * 1024;
+
+/// How a call ended, for [`Supervisor::record_result`].
+#[derive(Debug)]
+pub struct CallResult<'a> {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// What the agent got back (or, for a call the agent ran, what it
+    /// reported).
+    pub out: &'a ToolOutput,
+    /// When the call arrived.
+    pub arrived: Instant,
+    /// When it started running; `None` when it never ran.
+    pub ran: Option<Instant>,
+    /// For writes: the change that was proposed.
+    pub proposal: Option<&'a Proposal>,
+    /// For a call cancelled while it ran: why.
+    pub cancelled_by: Option<CancelCause>,
+    /// For a call the agent ran: the exit code it reported.
+    pub exit_code: Option<i32>,
+    /// For a write the agent ran: the file's sha256 afterwards.
+    pub file_sha256: Option<String>,
+}
+
+impl<'a> CallResult<'a> {
+    /// A call that ended `outcome` with `out`, without running.
+    pub fn not_run(outcome: Outcome, out: &'a ToolOutput, arrived: Instant) -> Self {
+        Self {
+            outcome,
+            out,
+            arrived,
+            ran: None,
+            proposal: None,
+            cancelled_by: None,
+            exit_code: None,
+            file_sha256: None,
+        }
+    }
+}
+
+impl Supervisor {
+    /// Record that `info` arrived (`call_requested`) and announce it.
+    pub fn record_requested(&self, info: &CallInfo) -> Result<(), AuditError> {
+        self.audit
+            .append(&AuditEvent::CallRequested { call: info.clone() })?;
+        self.events.emit(Event::CallReceived(info.clone()));
+        Ok(())
+    }
+
+    /// Record the decision about `info` (`call_decided`) and announce it.
+    /// An approval of anything but a read is synced to disk first: it must
+    /// survive a crash of the machine before anything changes. `Err`: the
+    /// call must not run.
+    pub fn record_decision(&self, info: &CallInfo, decision: &Decision) -> Result<(), AuditError> {
+        self.audit.append(&AuditEvent::CallDecided {
+            call_id: info.id,
+            decision: decision.clone(),
+        })?;
+        if decision.is_approved() && info.kind != Some(crate::call::ToolKind::Read) {
+            self.audit.sync_data()?;
+        }
+        self.events.emit(Event::CallDecided {
+            id: info.id,
+            decision: decision.clone(),
+        });
+        Ok(())
+    }
+
+    /// Record how call `id` ended (`call_finished`) and announce it. A
+    /// failure to write is logged: nothing can be stopped any more.
+    pub fn record_result(&self, id: CallId, r: CallResult<'_>) {
+        let duration_ms = r.arrived.elapsed().as_millis() as u64;
+        let wait_ms = Some(
+            r.ran
+                .map_or(duration_ms, |t| (t - r.arrived).as_millis() as u64),
+        );
+        let run_ms = r.ran.map(|t| t.elapsed().as_millis() as u64);
+        let out = r.out;
+        let diff = r.proposal.and_then(|p| p.diff.as_deref());
+        self.record(&AuditEvent::CallFinished {
+            call_id: id,
+            status: r.outcome,
+            duration_ms,
+            wait_ms,
+            run_ms,
+            is_error: out.is_error,
+            truncated: out.truncated,
+            output_bytes: out.text.len(),
+            output_sha256: hex::encode(Sha256::digest(out.text.as_bytes())),
+            excerpt: excerpt(&out.text, EXCERPT_BYTES),
+            change: r.proposal.map(|p| ChangeRecord {
+                path: p.path.clone(),
+                action: p.action,
+                summary: p.summary(),
+                diff: diff.map(|d| excerpt(d, MAX_AUDIT_DIFF)),
+                diff_sha256: diff.map(|d| hex::encode(Sha256::digest(d.as_bytes()))),
+                diff_truncated: diff.is_some_and(|d| d.len() > MAX_AUDIT_DIFF),
+            }),
+            cancelled_by: r.cancelled_by,
+            exit_code: r.exit_code,
+            file_sha256: r.file_sha256,
+        });
+        self.events.emit(Event::CallFinished {
+            id,
+            outcome: CallOutcome {
+                status: r.outcome,
+                duration_ms,
+                wait_ms,
+                run_ms,
+                text: out.text.clone(),
+                is_error: out.is_error,
+                truncated: out.truncated,
+                structured: out.structured.clone(),
+            },
+        });
+    }
+
+    /// Record a call refused before it could be shown or judged (unknown
+    /// tool, bad arguments, scope): requested, decided and finished.
+    pub fn refuse_early(
+        &self,
+        info: &CallInfo,
+        decision: &Decision,
+        arrived: Instant,
+    ) -> Result<(), AuditError> {
+        self.record_requested(info)?;
+        self.record_decision(info, decision)?;
+        let out = ToolOutput::error(decision.reason().unwrap_or_default());
+        let outcome = decision.refusal_outcome().unwrap_or(Outcome::Refused);
+        let mut result = CallResult::not_run(outcome, &out, arrived);
+        result.proposal = info.proposal.as_deref();
+        self.record_result(info.id, result);
+        Ok(())
+    }
+}

@@ -1,0 +1,64 @@
+//! Stage 4, run (airlock's own tools): bounded by the timeout, the agent's
+//! cancellation and shutdown.
+
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+use super::core::Supervisor;
+use crate::call::{CallInfo, Event, Outcome, ToolKind};
+use crate::tools::{Invocation, RunContext, ToolOutput};
+
+impl Supervisor {
+    /// Run an approved call; its output, how it ended and when it started.
+    pub(super) async fn run(
+        &self,
+        info: &CallInfo,
+        invocation: Box<dyn Invocation>,
+        cancel: &CancellationToken,
+    ) -> (ToolOutput, Outcome, Instant) {
+        self.events.emit(Event::CallStarted { id: info.id });
+        let timeout = Duration::from_secs(self.limits.timeout_secs.max(1));
+        let run_cancel = cancel.child_token();
+        let ctx = RunContext {
+            call_id: info.id,
+            agent: info.agent.clone(),
+            scope: self.scope.clone(),
+            limits: self.limits.clone(),
+            cancel: run_cancel.clone(),
+            deadline: Instant::now() + timeout,
+            events: self.events.clone(),
+        };
+        let started = Instant::now();
+        let run = invocation.run(ctx);
+        if info.kind != Some(ToolKind::Read) {
+            // Write and exec tools own their timeouts and must not be
+            // abandoned half-way; they watch the cancellation token.
+            let out = run.await;
+            let outcome = if cancel.is_cancelled() || self.shutdown.is_cancelled() {
+                Outcome::Cancelled
+            } else {
+                Outcome::of_run(out.is_error)
+            };
+            return (out, outcome, started);
+        }
+        let (out, outcome) = tokio::select! {
+            out = run => { let o = Outcome::of_run(out.is_error); (out, o) }
+            _ = tokio::time::sleep(timeout) => {
+                run_cancel.cancel();
+                let text = format!(
+                    "timed out after {} s (limits.timeout_secs); nothing was changed",
+                    timeout.as_secs()
+                );
+                (ToolOutput::error(text), Outcome::Error)
+            }
+            _ = cancel.cancelled() => (ToolOutput::error("cancelled by the agent"), Outcome::Cancelled),
+            _ = self.shutdown.cancelled() => {
+                run_cancel.cancel();
+                let text = "the airlock supervisor closed while the call ran";
+                (ToolOutput::error(text), Outcome::Cancelled)
+            }
+        };
+        (out, outcome, started)
+    }
+}
