@@ -13,6 +13,7 @@ pub mod call;
 pub mod config;
 pub mod demo;
 pub mod dirs;
+pub mod hooks;
 pub mod init;
 pub mod mcp;
 pub mod policy;

@@ -179,6 +179,26 @@ enum Command {
     /// One session's audit trail as a timeline or JSON lines; --verify
     /// checks its hash chain.
     Log(airlock::report::cli::LogArgs),
+    /// Answer an agent's hook for one of its own tool calls (what `airlock
+    /// init` installs): reads the event on stdin, asks the supervisor for
+    /// the workspace, prints the agent's decision. Without a supervisor the
+    /// call goes back to the agent's own approval (`[hooks] when_absent`).
+    Hook {
+        /// The agent whose hook this is.
+        #[arg(value_enum)]
+        agent: airlock::hooks::HookAgent,
+        /// The supervisor's socket (default: AIRLOCK_SOCKET, else the
+        /// supervisor whose workspace contains the event's directory).
+        #[arg(long, value_name = "PATH", env = "AIRLOCK_SOCKET")]
+        socket: Option<PathBuf>,
+        /// Refuse the call when no decision came within SECS (set it below
+        /// the agent's own hook timeout).
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<u64>,
+        /// An extra config file, read only when no supervisor runs.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// One session's audit trail in the TUI, read-only: calls, decisions,
     /// diffs; / filters, n/N jump to the next denied or failed call.
     Review(airlock::tui::review::ReviewArgs),
@@ -186,6 +206,21 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The hook is on the path of every native tool call: no async runtime.
+    if let Some(Command::Hook {
+        agent,
+        socket,
+        timeout,
+        config,
+    }) = cli.command
+    {
+        return hook(airlock::hooks::client::Options {
+            agent,
+            socket,
+            timeout: timeout.map(std::time::Duration::from_secs),
+            config_file: config,
+        });
+    }
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -193,6 +228,29 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `airlock hook`: print the answer, exit as the agent expects. A panic
+/// refuses the call (exit 2), never lets it run.
+fn hook(opts: airlock::hooks::client::Options) -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("airlock hook failed ({info}); the call was refused");
+        std::process::exit(i32::from(airlock::hooks::answer::BLOCK_EXIT));
+    }));
+    let out = airlock::hooks::client::run(&opts, &mut std::io::stdin().lock());
+    let mut stdout = std::io::stdout().lock();
+    if stdout
+        .write_all(out.stdout.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        eprintln!("airlock hook: cannot write the answer; the call was refused");
+        return ExitCode::from(airlock::hooks::answer::BLOCK_EXIT);
+    }
+    if !out.stderr.is_empty() {
+        eprint!("{}", out.stderr);
+    }
+    ExitCode::from(out.exit)
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -306,7 +364,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 on_ready: Some(demo.agent_starter()),
                 ..Default::default()
             };
-            let ended = runtime.block_on(airlock::tui::run(&session, requests, tui))?;
+            let ended = runtime.block_on(async {
+                serve_hooks_beside_tui(&session);
+                airlock::tui::run(&session, requests, tui).await
+            })?;
             print_ended(&ended);
             Ok(ExitCode::SUCCESS)
         }
@@ -324,6 +385,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let ok = airlock::report::cli::log_command(&args, &data, &mut out, &mut err, tty)?;
             Ok(ExitCode::from(u8::from(!ok)))
         }
+        Some(Command::Hook { .. }) => unreachable!("handled before the runtime starts"),
         Some(Command::Review(args)) => {
             if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
                 anyhow::bail!("review needs a terminal; `airlock log` prints the same trail");
@@ -342,7 +404,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 agent_timeouts: agent_timeouts(&session),
                 ..Default::default()
             };
-            let ended = runtime.block_on(airlock::tui::run(&session, requests, tui))?;
+            let ended = runtime.block_on(async {
+                serve_hooks_beside_tui(&session);
+                airlock::tui::run(&session, requests, tui).await
+            })?;
             print_ended(&ended);
             Ok(ExitCode::SUCCESS)
         }
@@ -352,10 +417,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let opts = session_options(workspace, &global, "supervisor")?;
             let _log = init_logging(&opts)?;
             let session = start(&opts, &global, Arc::new(HeadlessConfirmer))?;
-            runtime.block_on(airlock::mcp::run_supervisor_with(
-                &session,
-                print_where_agents_connect,
-            ))?;
+            let supervisor = session.supervisor.clone();
+            runtime.block_on(airlock::mcp::run_supervisor_with(&session, |l| {
+                print_where_agents_connect(l);
+                if let Err(e) = serve_hooks(&l.socket, supervisor) {
+                    eprintln!(
+                        "airlock: cannot answer agent hooks ({e}); their calls go to the agents' own approval"
+                    );
+                }
+            }))?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -382,6 +452,32 @@ fn print_where_agents_connect(l: &airlock::mcp::Listening) {
     println!(
         "No terminal, so no approval prompt: calls that need a human are denied. Ctrl-C stops."
     );
+}
+
+/// Answer the agents' hooks beside the MCP socket `socket` (`airlock
+/// hook`), until the supervisor stops. Must be called inside the runtime.
+fn serve_hooks(
+    socket: &std::path::Path,
+    supervisor: Arc<airlock::supervisor::Supervisor>,
+) -> std::io::Result<()> {
+    let hooks = airlock::hooks::HookListener::bind(socket).inspect_err(|e| {
+        tracing::warn!("cannot answer agent hooks: {e}");
+    })?;
+    tracing::info!(socket = %hooks.path().display(), "answering agent hooks");
+    tokio::spawn(hooks.serve(supervisor));
+    Ok(())
+}
+
+/// The hook socket of the TUI's supervisor, beside the socket the TUI
+/// binds (nothing is printed: the terminal is the TUI's).
+fn serve_hooks_beside_tui(session: &session::Session) {
+    match airlock::dirs::runtime_dir() {
+        Ok(runtime) => {
+            let socket = airlock::dirs::socket_path(&runtime, &session.workspace);
+            let _ = serve_hooks(&socket, session.supervisor.clone());
+        }
+        Err(e) => tracing::warn!("cannot answer agent hooks: {e}"),
+    }
 }
 
 /// What the TUI leaves on the terminal once it is gone.

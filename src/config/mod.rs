@@ -10,6 +10,7 @@ use crate::policy::{Action, Mode, Rule};
 use crate::tools::Limits;
 
 mod describe;
+pub mod hooks;
 pub use describe::describe;
 
 /// The built-in defaults, embedded from `assets/default-config.toml`.
@@ -66,6 +67,8 @@ pub struct Config {
     pub bash: BashConfig,
     /// The kernel sandbox around the bash tool's shells.
     pub sandbox: crate::sandbox::SandboxConfig,
+    /// `[hooks]`: what `airlock hook` does when no supervisor runs.
+    pub hooks: hooks::HooksConfig,
 }
 
 /// `[tools]`

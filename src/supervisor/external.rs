@@ -10,6 +10,7 @@ use std::sync::{Arc, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use super::core::{Supervisor, WaitHook};
@@ -93,6 +94,13 @@ pub(super) struct OpenCall {
     pub agent: u64,
     /// (agent session id, tool-use id), when the agent gave a tool-use id.
     key: Option<(Option<String>, String)>,
+    /// The agent's session id.
+    session_id: Option<String>,
+    /// The agent's tool name.
+    native_tool: String,
+    /// sha256 of the tool input as sent (for agents without tool-use ids,
+    /// whose result report repeats the input).
+    input_sha256: [u8; 32],
     arrived: Instant,
     approved_at: Instant,
     proposal: Option<Arc<Proposal>>,
@@ -128,6 +136,8 @@ impl Supervisor {
             .tool_use_id
             .clone()
             .map(|t| (call.session_id.clone(), t));
+        let (session_id, native_tool) = (call.session_id.clone(), call.native_tool.clone());
+        let input_sha256 = input_digest(&call.args);
         let (mut info, subject) = external_info(id, agent, call);
         let subject = match self.check_scope(info.kind, subject) {
             Ok(s) => s,
@@ -171,6 +181,9 @@ impl Supervisor {
                 let open = OpenCall {
                     agent: agent.id,
                     key,
+                    session_id,
+                    native_tool,
+                    input_sha256,
                     arrived,
                     approved_at: Instant::now(),
                     proposal: info.proposal.take(),
@@ -192,6 +205,55 @@ impl Supervisor {
                     .as_ref()
                     .is_some_and(|(s, t)| s.as_deref() == session_id && t == tool_use_id)
             })
+            .map(|(id, _)| *id)
+    }
+
+    /// Record an external call the transport refused before anyone was
+    /// asked (its input says too little to judge it, a patch that does not
+    /// apply, a path the scope refuses while the transport reads the file
+    /// to diff it): requested, decided and finished, like airlock's own
+    /// calls refused early. `Err`: it could not be recorded.
+    pub fn refuse_external(
+        &self,
+        agent: &AgentInfo,
+        call: ExternalCall,
+        decision: &Decision,
+    ) -> Result<CallId, CallError> {
+        let id = self.next_call_id();
+        let (info, _) = external_info(id, agent, call);
+        self.refuse_early(&info, decision, Instant::now())?;
+        Ok(id)
+    }
+
+    /// The agent runs the open call `id` with `input` instead of the input
+    /// it asked with (the command was edited at the prompt): its report,
+    /// which repeats the input it ran, is matched against this one by
+    /// [`Supervisor::external_call_matching`].
+    pub fn external_input_ran(&self, id: CallId, input: &Map<String, Value>) {
+        if let Some(open) = self.open_calls().by_id.get_mut(&id) {
+            open.input_sha256 = input_digest(input);
+        }
+    }
+
+    /// For agents whose reports carry no tool-use id (Gemini CLI): the
+    /// oldest open external call of agent session `session_id` for
+    /// `native_tool` whose input was exactly `input`.
+    pub fn external_call_matching(
+        &self,
+        session_id: Option<&str>,
+        native_tool: &str,
+        input: &Map<String, Value>,
+    ) -> Option<CallId> {
+        let digest = input_digest(input);
+        let open = self.open_calls();
+        open.by_id
+            .iter()
+            .filter(|(_, c)| {
+                c.session_id.as_deref() == session_id
+                    && c.native_tool == native_tool
+                    && c.input_sha256 == digest
+            })
+            .min_by_key(|(id, _)| **id)
             .map(|(id, _)| *id)
     }
 
@@ -288,10 +350,31 @@ impl Supervisor {
     }
 }
 
+/// sha256 of `input` as JSON, hashed as it is written (no copy of the
+/// input).
+fn input_digest(input: &Map<String, Value>) -> [u8; 32] {
+    struct Hasher(Sha256);
+    impl std::io::Write for Hasher {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut h = Hasher(Sha256::new());
+    // Writing into a hasher cannot fail; a map of JSON values always
+    // serializes.
+    let _ = serde_json::to_writer(&mut h, input);
+    h.0.finalize().into()
+}
+
 /// The call as recorded, and its subject.
 fn external_info(id: CallId, agent: &AgentInfo, call: ExternalCall) -> (CallInfo, Subject) {
     let keep: &[&str] = if call.kind == ToolKind::Exec {
-        &["command"]
+        // Codex's exec_command names it `cmd`.
+        &["command", "cmd"]
     } else {
         &[]
     };
@@ -305,8 +388,8 @@ fn external_info(id: CallId, agent: &AgentInfo, call: ExternalCall) -> (CallInfo
         received_at: chrono::Utc::now(),
         runner: Runner::Agent {
             native_tool: excerpt(&call.native_tool, 128),
-            tool_use_id: call.tool_use_id,
-            session_id: call.session_id,
+            tool_use_id: call.tool_use_id.map(|t| excerpt(&t, 128)),
+            session_id: call.session_id.map(|s| excerpt(&s, 128)),
         },
         view: call.view,
         edit: call.edit,

@@ -256,3 +256,31 @@ async fn without_a_report_the_call_closes_as_unreported() {
     );
     assert_eq!(f.sup.external_call(Some("sess-1"), "toolu_6"), None);
 }
+
+#[tokio::test]
+async fn without_tool_use_ids_results_pair_by_session_tool_and_input() {
+    let f = Fixture::new(Decision::approve(ApprovedBy::User));
+    let mut call = bash("ls", "unused");
+    call.tool_use_id = None;
+    call.native_tool = "run_shell_command".into();
+    let (first, _) = f.decide(call.clone()).await;
+    let (second, _) = f.decide(call.clone()).await;
+    let mut other = call.clone();
+    other.args.insert("command".into(), json!("pwd"));
+    let (third, _) = f.decide(other.clone()).await;
+    let find = |input: &Map<String, Value>| {
+        f.sup
+            .external_call_matching(Some("sess-1"), "run_shell_command", input)
+    };
+    assert_eq!(find(&call.args), Some(first), "the oldest first");
+    assert_eq!(find(&other.args), Some(third));
+    assert_eq!(
+        f.sup
+            .external_call_matching(Some("sess-2"), "run_shell_command", &call.args),
+        None
+    );
+    f.sup
+        .finish_external(first, ExternalResult::default())
+        .unwrap();
+    assert_eq!(find(&call.args), Some(second));
+}

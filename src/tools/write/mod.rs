@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 pub use apply::{Staged, WriteError};
+pub use edit::replace as replace_text;
 pub use proposal::{is_binary, propose};
 pub use target::{PROTECTED, Target, resolve};
 

@@ -1,0 +1,32 @@
+//! The agents' own tools, supervised through their hooks.
+//!
+//! Claude Code and Codex run a command before and after each of their
+//! native tool calls (`PreToolUse` / `PostToolUse`), Gemini CLI likewise
+//! (`BeforeTool` / `AfterTool`). That command is `airlock hook AGENT`
+//! ([`client`]): it reads the event on stdin, asks the supervisor for this
+//! workspace over a small line protocol on its own Unix socket ([`wire`],
+//! [`listener`]), and prints the agent's answer ([`answer`]).
+//!
+//! The supervisor turns each event ([`event`]) into airlock's call
+//! vocabulary ([`native`]: kinds, the airlock tool whose rules apply, the
+//! scope check, the diff of a write, [`patch`] for Codex's `apply_patch`)
+//! and decides it like one of its own calls — scope, policy, grants,
+//! prompt, audit — but does not run it: the agent does, outside airlock's
+//! sandbox, and its post-tool event is recorded as the result
+//! ([`results`]), joined to the decision by the tool-use id.
+
+pub mod answer;
+mod change;
+pub mod client;
+pub mod event;
+pub mod handler;
+pub mod listener;
+pub mod native;
+pub mod patch;
+pub mod results;
+pub mod wire;
+
+pub use crate::config::hooks::{HooksConfig, WhenAbsent};
+pub use answer::{Answer, Rendered};
+pub use event::{EventError, HookAgent, HookEvent, Phase};
+pub use listener::HookListener;

@@ -1,0 +1,286 @@
+//! Each agent's native tools in airlock's vocabulary: the kind, the airlock
+//! tool whose rules apply (`bash(cargo test *)` covers a native `Bash`,
+//! `write_file(src/**)` a native `Edit`), the subject the policy matches,
+//! the scope check of airlock's own tools, and what the prompt shows.
+
+use serde_json::{Map, Value};
+
+use super::change;
+use super::event::{HookAgent, HookEvent};
+use crate::call::{CallView, EditField, Proposal, Subject, ToolKind};
+use crate::scope::Scope;
+use crate::tools::ToolError;
+
+/// What a native call is, once mapped.
+#[derive(Debug)]
+pub enum Mapped {
+    /// One of airlock's own MCP tools: airlock already gates it.
+    Own,
+    /// A call to decide.
+    Call(NativeCall),
+    /// Refused before anyone is asked (scope, unreadable arguments).
+    Refused {
+        /// The call as far as it was understood.
+        call: NativeCall,
+        /// Why.
+        error: ToolError,
+    },
+}
+
+/// A native call in airlock's terms.
+#[derive(Debug, Clone)]
+pub struct NativeCall {
+    /// What it does.
+    pub kind: ToolKind,
+    /// The airlock tool whose rules and grants apply (`bash`, `write_file`,
+    /// `read_file` …), or the native name for tools airlock has no
+    /// counterpart of (`WebFetch`, `mcp__github__create_issue`).
+    pub policy_tool: String,
+    /// What the policy matches.
+    pub subject: Subject,
+    /// One line for lists and the trail.
+    pub summary: String,
+    /// What the prompt shows.
+    pub view: CallView,
+    /// The file change, for writes.
+    pub proposal: Option<Proposal>,
+    /// What the human may edit before approving (when the agent accepts a
+    /// rewritten input).
+    pub edit: Option<EditField>,
+}
+
+impl NativeCall {
+    pub(super) fn new(kind: ToolKind, policy_tool: &str, summary: String) -> Self {
+        Self {
+            kind,
+            policy_tool: policy_tool.to_string(),
+            subject: Subject::None,
+            summary,
+            view: CallView::Args,
+            proposal: None,
+            edit: None,
+        }
+    }
+}
+
+/// Map a pre-tool event. Reads the disk (scope checks, the current content
+/// of a file to diff), so call it off the async threads.
+pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
+    let name = event.tool_name.as_str();
+    if is_airlocks_own(event) {
+        return Mapped::Own;
+    }
+    let empty = Map::new();
+    let input = event.tool_input.as_object().unwrap_or(&empty);
+    let s = |k: &str| input.get(k).and_then(Value::as_str);
+    let first = |keys: &[&str]| keys.iter().find_map(|k| s(k));
+    // Paths are the agent's: relative ones are against its directory.
+    let cwd = event.cwd.as_deref();
+    let path =
+        |keys: &[&str], default: Option<&str>| first(keys).or(default).map(|p| change::at(cwd, p));
+    use HookAgent::{Claude, Codex, Gemini};
+    match (event.agent, name) {
+        (Claude, "Bash")
+        | (Codex, "Bash" | "shell" | "exec_command" | "local_shell")
+        | (Gemini, "run_shell_command") => match shell_command(input) {
+            Some(cmd) if event.agent == Codex && is_patch_command(&cmd) => {
+                change::patch(name, &cmd, cwd, scope)
+            }
+            Some(cmd) => exec(event, &cmd, s("description")),
+            None => unreadable(ToolKind::Exec, "bash", name, "no command"),
+        },
+        (Codex, "apply_patch") => {
+            match first(&["command", "input", "patch"]).or(event.tool_input.as_str()) {
+                Some(text) => change::patch(name, text, cwd, scope),
+                None => unreadable(ToolKind::Write, "write_file", name, "no patch text"),
+            }
+        }
+        (Claude, "Read") | (Gemini, "read_file") => read_path(
+            name,
+            "read_file",
+            path(&["file_path", "absolute_path", "path"], None),
+            scope,
+            true,
+        ),
+        (Claude, "Grep") | (Gemini, "search_file_content" | "grep" | "grep_search") => read_path(
+            name,
+            "grep",
+            path(&["path", "dir_path"], Some(".")),
+            scope,
+            false,
+        ),
+        (Claude, "Glob") | (Gemini, "glob") => read_path(
+            name,
+            "find",
+            path(&["path", "dir_path"], Some(".")),
+            scope,
+            false,
+        ),
+        (Claude, "LS") | (Gemini, "list_directory" | "ls") => read_path(
+            name,
+            "ls",
+            path(&["path", "dir_path"], Some(".")),
+            scope,
+            false,
+        ),
+        (Gemini, "read_many_files") => change::read_many(name, input, scope),
+        (Claude, "Edit") | (Gemini, "replace") => change::edit(name, input, scope),
+        (Claude, "MultiEdit") => change::multi_edit(name, input, scope),
+        (Claude, "Write") | (Gemini, "write_file") => change::write(name, input, scope),
+        (Claude, "NotebookEdit") => change::notebook(name, input, scope),
+        (Claude, "WebFetch" | "WebSearch") | (Gemini, "web_fetch" | "google_web_search") => {
+            let what = first(&["url", "query", "prompt"]).unwrap_or_default();
+            Mapped::Call(NativeCall::new(
+                ToolKind::Network,
+                name,
+                one_line(&format!("{name} {what}")),
+            ))
+        }
+        _ if is_mcp(event) => Mapped::Call(NativeCall::new(ToolKind::Mcp, name, one_line(name))),
+        _ => Mapped::Call(NativeCall::new(ToolKind::Other, name, one_line(name))),
+    }
+}
+
+/// A call to one of airlock's own MCP tools: Claude and Codex
+/// `mcp__airlock__<tool>`, Gemini `mcp_airlock_<tool>` from the server
+/// `airlock` (its `mcp_context`), where `<tool>` is one of airlock's tools.
+/// Another server whose name merely starts with `airlock` is not airlock.
+pub fn is_airlocks_own(event: &HookEvent) -> bool {
+    let name = event.tool_name.as_str();
+    let ours = |tool: &str| tool == "bash" || airlock_tools().get(tool).is_some();
+    match event.agent {
+        HookAgent::Claude | HookAgent::Codex => {
+            name.strip_prefix("mcp__airlock__").is_some_and(ours)
+        }
+        HookAgent::Gemini => {
+            event.mcp_server.as_deref() == Some("airlock")
+                && name.strip_prefix("mcp_airlock_").is_some_and(ours)
+        }
+    }
+}
+
+fn is_mcp(event: &HookEvent) -> bool {
+    event.tool_name.starts_with("mcp__")
+        || event.mcp_server.is_some()
+        || event.tool_name.starts_with("mcp_")
+}
+
+/// The command of a shell tool: a string, or an argv (`["bash", "-lc",
+/// "script"]` is its script).
+fn shell_command(input: &Map<String, Value>) -> Option<String> {
+    match input.get("command").or_else(|| input.get("cmd"))? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(words) => {
+            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+            match words.as_slice() {
+                [sh, flag, script]
+                    if is_shell(sh) && flag.starts_with('-') && flag.ends_with('c') =>
+                {
+                    Some((*script).to_string())
+                }
+                _ => Some(words.join(" ")),
+            }
+        }
+        _ => None,
+    }
+}
+
+fn is_shell(program: &str) -> bool {
+    matches!(program.rsplit('/').next(), Some("bash" | "sh" | "zsh"))
+}
+
+/// `apply_patch <<'EOF' … EOF` through Codex's shell: Codex applies the
+/// patch itself, so it is a write.
+fn is_patch_command(cmd: &str) -> bool {
+    let first = cmd.split_whitespace().next().unwrap_or_default();
+    matches!(first, "apply_patch" | "applypatch") && cmd.contains("*** Begin Patch")
+}
+
+fn exec(event: &HookEvent, command: &str, description: Option<&str>) -> Mapped {
+    let mut call = NativeCall::new(ToolKind::Exec, "bash", one_line(command));
+    call.subject = Subject::Command {
+        command: command.to_string(),
+    };
+    call.view = CallView::Command {
+        command: command.to_string(),
+        cwd: event.cwd.as_ref().map(|c| c.display().to_string()),
+        description: description.map(str::to_string),
+    };
+    // All three pinned agents run a rewritten command (Claude Code and
+    // Codex `updatedInput`, Gemini `hookSpecificOutput.tool_input`).
+    call.edit = Some(EditField::Command {
+        text: command.to_string(),
+    });
+    Mapped::Call(call)
+}
+
+/// A read of one path, checked like airlock's read tools: `file` reads are
+/// checked by `read_file` itself (same messages), directories by the scope.
+fn read_path(native: &str, tool: &str, path: Option<String>, scope: &Scope, file: bool) -> Mapped {
+    let Some(path) = path.as_deref() else {
+        return unreadable(ToolKind::Read, tool, native, "no path");
+    };
+    let mut call = NativeCall::new(ToolKind::Read, tool, one_line(&format!("{native} {path}")));
+    let checked = if file {
+        let mut args = Map::new();
+        args.insert("path".into(), Value::String(path.to_string()));
+        airlock_tool("read_file")
+            .prepare(&args, scope)
+            .map(|inv| inv.subject())
+    } else {
+        scope
+            .resolve(path)
+            .map(|real| Subject::Paths { paths: vec![real] })
+            .map_err(ToolError::Scope)
+    };
+    match checked {
+        Ok(subject) => {
+            call.subject = subject;
+            Mapped::Call(call)
+        }
+        Err(error) => Mapped::Refused { call, error },
+    }
+}
+
+/// A call whose arguments say too little to be judged.
+pub(super) fn unreadable(kind: ToolKind, tool: &str, native: &str, what: &str) -> Mapped {
+    Mapped::Refused {
+        call: NativeCall::new(kind, tool, one_line(native)),
+        error: ToolError::InvalidArguments {
+            tool: native.to_string(),
+            message: format!(
+                "{what}; airlock cannot tell what the call would do, so it was not run"
+            ),
+        },
+    }
+}
+
+/// One of airlock's built-in tools, whose checks a native call reuses
+/// (whether or not it is enabled for agents).
+pub(super) fn airlock_tool(name: &str) -> std::sync::Arc<dyn crate::tools::Tool> {
+    match airlock_tools().get(name) {
+        Some(t) => t.clone(),
+        None => unreachable!("{name} is a built-in tool"),
+    }
+}
+
+/// airlock's built-in tools but bash.
+fn airlock_tools() -> &'static crate::tools::ToolRegistry {
+    static TOOLS: std::sync::OnceLock<crate::tools::ToolRegistry> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(crate::tools::ToolRegistry::all)
+}
+
+/// `s` on one line (control characters escaped), at most 200 bytes.
+pub(super) fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.trim().chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    crate::audit::excerpt(&out, 200)
+}

@@ -1,0 +1,486 @@
+//! Native tool calls through the real `airlock hook` binary against a real
+//! supervisor: decisions, reasons, rewrites and audit records, from the
+//! events the pinned agents recorded (tests/fixtures/hooks).
+
+mod hooks_support;
+
+use hooks_support::{CLAUDE, CODEX, Env, GEMINI, Say, decision, of_type, reason};
+use serde_json::{Value, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_native_read_runs_at_once_and_lands_in_the_trail_with_its_result() {
+    let mut env = Env::new(None);
+    env.start(&[]);
+    let (v, code) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Read"))
+        .await;
+    assert_eq!((decision(&v), code), ("allow", 0), "{v}");
+    let (v, code) = env
+        .send("claude", &env.fixture(CLAUDE, "PostToolUse-Read"))
+        .await;
+    assert_eq!((v, code), (Value::Null, 0));
+    assert_eq!(env.asked(), 0, "reads are not asked");
+    let audit = env.audit();
+    let req = of_type(&audit, "call_requested");
+    assert_eq!(req.len(), 1, "{audit:#?}");
+    let call = &req[0]["call"];
+    assert_eq!(call["kind"], "read");
+    // The vocabulary name the rules match; the agent's own name is the runner's.
+    assert_eq!(call["tool"], "read_file");
+    assert_eq!(call["runner"]["native_tool"], "Read");
+    assert_eq!(
+        call["runner"]["tool_use_id"],
+        env.fixture(CLAUDE, "PreToolUse-Read")["tool_use_id"]
+    );
+    assert_eq!(
+        call["runner"]["session_id"],
+        env.fixture(CLAUDE, "PreToolUse-Read")["session_id"]
+    );
+    let fin = of_type(&audit, "call_finished");
+    assert_eq!(
+        fin.len(),
+        1,
+        "the post-tool event is the result: {audit:#?}"
+    );
+    assert_eq!(fin[0]["call_id"], req[0]["call"]["id"]);
+    assert_eq!(fin[0]["status"], "ok");
+    assert!(
+        fin[0]["excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("title: ship it"),
+        "{}",
+        fin[0]
+    );
+    assert_eq!(fin[0]["output_sha256"].as_str().unwrap().len(), 64);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_native_command_waits_for_the_human_and_the_denial_reaches_the_model() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Yes, Say::No("not now"), Say::Yes]);
+    let pre = env.fixture(CLAUDE, "PreToolUse-Bash");
+    let (v, _) = env.send("claude", &pre).await;
+    assert_eq!(decision(&v), "allow", "{v}");
+    let shown = env.script.asked.lock().unwrap()[0].clone();
+    assert_eq!(shown.kind, Some(airlock::call::ToolKind::Exec));
+    match &shown.view {
+        airlock::call::CallView::Command {
+            command,
+            description,
+            ..
+        } => {
+            assert_eq!(command, pre["tool_input"]["command"].as_str().unwrap());
+            assert_eq!(description.as_deref(), Some("print a line"));
+        }
+        other => panic!("the prompt shows the command, not {other:?}"),
+    }
+    assert!(
+        !shown.runner.is_airlock(),
+        "the prompt says the agent runs it"
+    );
+    let (v, _) = env.send("claude", &pre).await;
+    assert_eq!(decision(&v), "deny");
+    assert_eq!(
+        reason(&v),
+        "denied by the user: not now. The call was not run."
+    );
+    // Codex: the same answer shape; Gemini: decision/reason.
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-exec_command"))
+        .await;
+    assert_eq!(v, Value::Null, "Codex allows by silence");
+    let (v, _) = env
+        .send(
+            "gemini",
+            &env.fixture(GEMINI, "BeforeTool-run_shell_command"),
+        )
+        .await;
+    assert_eq!(
+        v,
+        json!({"decision": "deny", "reason": "no scripted answer"})
+    );
+    assert_eq!(env.asked(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_rules_cover_native_calls() {
+    let mut env = Env::new(Some(
+        "allow = [\"bash(printf *)\", \"write_file(todo.txt)\"]\ndeny = [\"WebFetch\"]\n",
+    ));
+    env.start(&[]);
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash"))
+        .await;
+    assert_eq!(
+        decision(&v),
+        "allow",
+        "bash(printf *) covers a native Bash: {v}"
+    );
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Edit"))
+        .await;
+    assert_eq!(
+        decision(&v),
+        "allow",
+        "write_file(todo.txt) covers a native Edit: {v}"
+    );
+    let (v, _) = env
+        .send("gemini", &env.fixture(GEMINI, "BeforeTool-replace"))
+        .await;
+    assert_eq!(v["decision"], "allow", "and Gemini's replace: {v}");
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-WebFetch"))
+        .await;
+    assert_eq!(decision(&v), "deny");
+    assert!(reason(&v).contains("WebFetch"), "{v}");
+    assert_eq!(env.asked(), 0);
+    // Control: without the rules the same calls are asked (and the
+    // scripted human, out of answers, refuses).
+    let mut bare = Env::new(None);
+    bare.start(&[]);
+    let (v, _) = bare
+        .send("claude", &bare.fixture(CLAUDE, "PreToolUse-Bash"))
+        .await;
+    assert_eq!(decision(&v), "deny");
+    let (v, _) = bare
+        .send("claude", &bare.fixture(CLAUDE, "PreToolUse-Edit"))
+        .await;
+    assert_eq!(decision(&v), "deny");
+    assert_eq!(bare.asked(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_command_rewrites_the_agents_input() {
+    let mut env = Env::new(None);
+    env.start(&[
+        Say::Edit("printf 'edited'"),
+        Say::Edit("printf 'edited'"),
+        Say::Edit("printf 'edited'"),
+    ]);
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash"))
+        .await;
+    assert_eq!(decision(&v), "allow");
+    assert_eq!(
+        v["hookSpecificOutput"]["updatedInput"]["command"],
+        "printf 'edited'"
+    );
+    assert_eq!(
+        v["hookSpecificOutput"]["updatedInput"]["description"], "print a line",
+        "the rest of the input is kept"
+    );
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-exec_command"))
+        .await;
+    assert_eq!(decision(&v), "allow");
+    assert_eq!(
+        v["hookSpecificOutput"]["updatedInput"]["command"],
+        "printf 'edited'"
+    );
+    let (v, _) = env
+        .send(
+            "gemini",
+            &env.fixture(GEMINI, "BeforeTool-run_shell_command"),
+        )
+        .await;
+    assert_eq!(v["decision"], "allow");
+    assert_eq!(
+        v["hookSpecificOutput"]["tool_input"]["command"],
+        "printf 'edited'"
+    );
+    let decided = of_type(&env.audit(), "call_decided")
+        .iter()
+        .map(|r| r["edited_command"].clone())
+        .collect::<Vec<_>>();
+    assert_eq!(decided, vec![json!("printf 'edited'"); 3]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_that_a_rule_denies_is_refused_not_rewritten() {
+    let mut env = Env::new(Some("deny = [\"bash(rm *)\"]\n"));
+    env.start(&[Say::Edit("rm -f notes.txt")]);
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash"))
+        .await;
+    assert_eq!(decision(&v), "deny", "{v}");
+    assert!(v["hookSpecificOutput"].get("updatedInput").is_none());
+    assert!(env.ws.join("notes.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_native_write_shows_the_diff_from_the_disk() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Yes, Say::Yes, Say::Yes]);
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Edit"))
+        .await;
+    assert_eq!(decision(&v), "allow");
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Write"))
+        .await;
+    assert_eq!(decision(&v), "allow");
+    let (v, _) = env
+        .send("gemini", &env.fixture(GEMINI, "BeforeTool-replace"))
+        .await;
+    assert_eq!(v["decision"], "allow");
+    let asked = env.script.asked.lock().unwrap().clone();
+    let diff = |i: usize| {
+        asked[i]
+            .proposal
+            .as_ref()
+            .and_then(|p| p.diff.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        diff(0).contains("-status: draft") && diff(0).contains("+status: reviewed"),
+        "{}",
+        diff(0)
+    );
+    assert!(matches!(asked[0].view, airlock::call::CallView::Change));
+    assert_eq!(asked[0].kind, Some(airlock::call::ToolKind::Write));
+    assert!(diff(1).contains("+++ b/"), "{}", diff(1));
+    assert!(diff(2).contains("-status: draft"), "{}", diff(2));
+    // The result names the file's digest after the agent wrote it.
+    std::fs::write(
+        env.ws.join("todo.txt"),
+        "title: ship it\nstatus: reviewed\n",
+    )
+    .unwrap();
+    env.send("claude", &env.fixture(CLAUDE, "PostToolUse-Edit"))
+        .await;
+    let audit = env.audit();
+    let fin = of_type(&audit, "call_finished");
+    assert_eq!(fin.len(), 1, "{audit:#?}");
+    let digest = hex_sha256(b"title: ship it\nstatus: reviewed\n");
+    assert_eq!(fin[0]["file_sha256"], digest.as_str(), "{}", fin[0]);
+    assert_eq!(fin[0]["change"]["action"], "edit");
+}
+
+fn hex_sha256(b: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(b))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_patch_shows_every_file_it_touches() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Yes, Say::Yes]);
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-apply_patch-multi"))
+        .await;
+    assert_eq!(v, Value::Null, "approved: Codex allows by silence");
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-apply_patch-move"))
+        .await;
+    assert_eq!(v, Value::Null);
+    let asked = env.script.asked.lock().unwrap().clone();
+    let patch = env.fixture(CODEX, "PreToolUse-apply_patch-multi")["tool_input"]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let diff = asked[0].proposal.as_ref().unwrap().diff.clone().unwrap();
+    for line in patch.lines() {
+        if let Some(path) = ["*** Add File: ", "*** Update File: ", "*** Delete File: "]
+            .iter()
+            .find_map(|p| line.strip_prefix(p))
+        {
+            assert!(diff.contains(path), "{path} in the diff:\n{diff}");
+        }
+    }
+    let mv = asked[1].proposal.as_ref().unwrap().diff.clone().unwrap();
+    assert!(
+        mv.contains("--- a/old.txt") && mv.contains("+++ b/moved.txt"),
+        "{mv}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_to_airlocks_own_tools_pass_without_a_second_prompt() {
+    let mut env = Env::new(None);
+    env.start(&[]);
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-mcp"))
+        .await;
+    assert_eq!(decision(&v), "allow");
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-mcp"))
+        .await;
+    assert_eq!(v, Value::Null);
+    let (v, _) = env
+        .send(
+            "gemini",
+            &env.fixture(GEMINI, "BeforeTool-mcp_airlock_read_file"),
+        )
+        .await;
+    assert_eq!(v["decision"], "allow");
+    assert_eq!(env.asked(), 0);
+    assert!(
+        of_type(&env.audit(), "call_requested").is_empty(),
+        "airlock records them when they reach it"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_and_other_servers_tools_are_asked_never_allowed_by_default() {
+    let mut env = Env::new(None);
+    env.start(&[]);
+    let mut e = env.fixture(CLAUDE, "PreToolUse-Bash");
+    e["tool_name"] = json!("Frobnicate");
+    let (v, _) = env.send("claude", &e).await;
+    assert_eq!(decision(&v), "deny");
+    e["tool_name"] = json!("mcp__github__create_issue");
+    let (v, _) = env.send("claude", &e).await;
+    assert_eq!(decision(&v), "deny");
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-WebSearch"))
+        .await;
+    assert_eq!(decision(&v), "deny");
+    let kinds: Vec<Value> = env
+        .script
+        .asked
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| json!(c.kind))
+        .collect();
+    assert_eq!(kinds, vec![json!("other"), json!("mcp"), json!("network")]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gemini_results_are_joined_by_session_tool_and_input() {
+    let mut env = Env::new(None);
+    env.start(&[]);
+    let (v, _) = env
+        .send("gemini", &env.fixture(GEMINI, "BeforeTool-read_file"))
+        .await;
+    assert_eq!(v["decision"], "allow", "{v}");
+    env.send("gemini", &env.fixture(GEMINI, "AfterTool-read_file"))
+        .await;
+    let audit = env.audit();
+    let fin = of_type(&audit, "call_finished");
+    assert_eq!(fin.len(), 1, "{audit:#?}");
+    assert_eq!(
+        fin[0]["call_id"],
+        of_type(&audit, "call_requested")[0]["call"]["id"]
+    );
+    assert_eq!(
+        of_type(&audit, "agent_connected")[0]["agent"]["name"],
+        "gemini-cli"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_native_call_is_recorded_as_an_error() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Yes]);
+    let (v, _) = env
+        .send("claude", &env.fixture(CLAUDE, "PreToolUse-WebFetch"))
+        .await;
+    assert_eq!(decision(&v), "allow");
+    let failure = env.fixture(CLAUDE, "PostToolUseFailure-WebFetch");
+    let (v, code) = env.send("claude", &failure).await;
+    assert_eq!((v, code), (Value::Null, 0));
+    let audit = env.audit();
+    let fin = of_type(&audit, "call_finished");
+    assert_eq!(fin.len(), 1, "{audit:#?}");
+    assert_eq!(fin[0]["status"], "error");
+    assert_eq!(fin[0]["is_error"], true);
+    assert!(
+        fin[0]["excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("Unable to verify"),
+        "{}",
+        fin[0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_goes_away_cancels_its_prompt() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Hang]);
+    let event = env.fixture(CLAUDE, "PreToolUse-Bash").to_string();
+    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_airlock"));
+    c.args(["hook", "claude"])
+        .env("AIRLOCK_RUNTIME_DIR", &env.runtime)
+        .env("AIRLOCK_NO_USER_CONFIG", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let mut child = c.spawn().unwrap();
+    {
+        use tokio::io::AsyncWriteExt;
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(event.as_bytes()).await.unwrap();
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    while env.asked() == 0 {
+        assert!(tokio::time::Instant::now() < deadline, "the call is asked");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The agent gives up: its hook process is killed.
+    child.kill().await.unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let audit = env.audit();
+        if let Some(d) = of_type(&audit, "call_decided").first() {
+            assert_eq!(d["approved"], false);
+            assert_eq!(d["by"], "cancelled", "{d}");
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the decision is recorded"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commands_exit_code_is_a_field_of_its_result() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Yes]);
+    let (v, _) = env
+        .send("codex", &env.fixture(CODEX, "PreToolUse-exec_command"))
+        .await;
+    assert_eq!(v, Value::Null, "approved: Codex allows by silence");
+    let mut post = env.fixture(CODEX, "PostToolUse-exec_command");
+    post["tool_response"] = json!("Exit code: 3\nWall time: 0 seconds\nOutput:\nno\n");
+    env.send("codex", &post).await;
+    let audit = env.audit();
+    let fin = of_type(&audit, "call_finished");
+    assert_eq!(fin.len(), 1, "{audit:#?}");
+    assert_eq!(fin[0]["exit_code"], 3, "{}", fin[0]);
+    assert_eq!(fin[0]["status"], "error");
+    assert_eq!(fin[0]["file_sha256"], Value::Null, "not a write");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edited_gemini_command_is_joined_by_the_input_it_ran() {
+    let mut env = Env::new(None);
+    env.start(&[Say::Edit("printf 'edited'")]);
+    let (v, _) = env
+        .send(
+            "gemini",
+            &env.fixture(GEMINI, "BeforeTool-run_shell_command"),
+        )
+        .await;
+    assert_eq!(v["decision"], "allow", "{v}");
+    // Control: a report of the input as first asked is not this call's.
+    let post = env.fixture(GEMINI, "AfterTool-run_shell_command");
+    env.send("gemini", &post).await;
+    assert!(of_type(&env.audit(), "call_finished").is_empty());
+    // The report of what the agent ran (the edited command) is.
+    let mut ran = post.clone();
+    ran["tool_input"]["command"] = json!("printf 'edited'");
+    env.send("gemini", &ran).await;
+    let audit = env.audit();
+    let fin = of_type(&audit, "call_finished");
+    assert_eq!(fin.len(), 1, "{audit:#?}");
+    assert_eq!(
+        fin[0]["call_id"],
+        of_type(&audit, "call_requested")[0]["call"]["id"]
+    );
+    assert_eq!(fin[0]["status"], "ok");
+}
