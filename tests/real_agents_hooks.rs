@@ -18,7 +18,6 @@
 mod pty_support;
 mod real_agents_support;
 
-use std::time::Duration;
 
 use real_agents_support::http::Server;
 use real_agents_support::pty::Tui;
@@ -150,15 +149,21 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<(), String> {
     let cmd = agent_command_with(&h, agent, &cli, &server.url, PROMPT, run_args(agent));
     let task = tokio::spawn(run(cmd, 400));
     let drive = async {
-        tui.answer("y", Duration::ZERO, 180).await?; // the shell command
-        tui.wait_for_new("status: reviewed", 120).await?; // the edit's diff
-        tui.answer("y", Duration::ZERO, 120).await?;
-        tui.answer("n", Duration::ZERO, 120).await?; // the delete
+        // The shell command, whole.
+        tui.answer_showing("y", &["printf 'hook-out-%s", "42"], 180)
+            .await?;
+        // The edit: its diff (both sides of the changed line).
+        tui.answer_showing("y", &["status: draft", "status: reviewed"], 120)
+            .await?;
+        // The delete, refused with a reason.
+        tui.answer_showing("n", &[DELETE], 120).await?;
+        tui.wait_screen("Reason for the agent", 30).await?;
         tui.keys(&format!("{DENY_REASON}\r"));
         Ok::<(), String>(())
     };
     let driven = drive.await;
     let out = task.await.map_err(|e| e.to_string())?;
+    let last_screen = tui.screen();
     tui.quit().await;
 
     let mut f = Vec::new();
@@ -216,14 +221,7 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<(), String> {
         Err(format!(
             "{agent:?}:\n- {}\nresults: {got}\nscreen: {}",
             f.join("\n- "),
-            tui.text()
-                .chars()
-                .rev()
-                .take(2000)
-                .collect::<String>()
-                .chars()
-                .rev()
-                .collect::<String>()
+            last_screen
         ))
     }
 }
