@@ -18,7 +18,6 @@
 mod pty_support;
 mod real_agents_support;
 
-
 use real_agents_support::http::Server;
 use real_agents_support::pty::Tui;
 use real_agents_support::script::{Step, flatten};
@@ -182,6 +181,11 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<(), String> {
         if !got.contains(needle) {
             f.push(format!("{what} did not reach the model"));
         }
+    }
+    // Claude's script reads .env first: airlock's scope refusal is what
+    // its model must get.
+    if agent == Agent::Claude && !got.contains("excluded by pattern") {
+        f.push("the .env refusal did not reach the model".into());
     }
     if got.contains("SECRET_TOKEN") {
         f.push("the .env content reached the model".into());
