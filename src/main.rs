@@ -137,9 +137,9 @@ enum Command {
         print_url: bool,
     },
     /// Configure an agent to use airlock: its MCP registration (`airlock
-    /// connect`, with what that agent needs) and its own shell/write/edit
-    /// tools turned off where it allows, keeping everything else in its
-    /// files (backup beside each file changed).
+    /// connect`, with what that agent needs) and its hooks (`airlock hook
+    /// AGENT` before and after each of its own tool calls), keeping
+    /// everything else in its files (backup beside each file changed).
     Init {
         /// The agent.
         #[arg(value_enum)]
@@ -166,6 +166,14 @@ enum Command {
         /// with `airlock --http`) instead of `airlock connect`.
         #[arg(long)]
         http: bool,
+        /// Leave the agent's hooks out: airlock then sees only calls to its
+        /// own MCP tools, and the agent's own shell and edit tools are
+        /// turned off where the agent allows it.
+        #[arg(long)]
+        no_hooks: bool,
+        /// Leave airlock's MCP server out (hooks only).
+        #[arg(long, conflicts_with = "no_hooks")]
+        no_mcp: bool,
     },
     /// Try airlock on a throw-away sample workspace, with a built-in agent
     /// that makes every kind of call and waits for your answers.
@@ -353,6 +361,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             dry_run,
             trust_folder,
             http,
+            no_hooks,
+            no_mcp,
         }) => {
             let dir = match workspace.or(top.workspace) {
                 Some(w) => w,
@@ -374,6 +384,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 project,
                 trust_folder,
                 dry_run,
+                hooks: !no_hooks,
+                mcp: !no_mcp,
                 command: airlock::init::current_command()?,
                 homes: airlock::init::AgentHomes::from_env()?,
                 project_dir,

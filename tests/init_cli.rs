@@ -52,7 +52,8 @@ fn init_claude_writes_the_running_binary_and_says_what_it_could_not_turn_off() {
     let w = World::new();
     let cj = w.put("claude/claude.json", "home/.claude.json");
     let before = read(&cj);
-    let out = stdout(&airlock(&w, &["init", "claude"]));
+    // Without hooks (as before them): Claude's own tools turned off.
+    let out = stdout(&airlock(&w, &["init", "claude", "--no-hooks"]));
     assert!(out.contains("Claude Code 2.1.197"), "{out}");
     assert!(
         out.contains(&format!("MCP command: {} connect", exe())),
@@ -68,7 +69,7 @@ fn init_claude_writes_the_running_binary_and_says_what_it_could_not_turn_off() {
     let settings = json(&w.home.join(".claude/settings.json"));
     assert_eq!(settings["permissions"]["allow"][0], "mcp__airlock__*");
 
-    let again = stdout(&airlock(&w, &["init", "claude"]));
+    let again = stdout(&airlock(&w, &["init", "claude", "--no-hooks"]));
     assert!(
         again.contains("Nothing to change: claude is already set up for airlock."),
         "{again}"
@@ -88,14 +89,14 @@ fn init_codex_dry_run_prints_the_diff_and_writes_nothing() {
     let w = World::new();
     let cfg = w.put("codex/config.toml", "home/.codex/config.toml");
     let before = read(&cfg);
-    let out = stdout(&airlock(&w, &["init", "codex", "--dry-run"]));
+    let out = stdout(&airlock(&w, &["init", "codex", "--dry-run", "--no-hooks"]));
     assert!(out.contains("would change"), "{out}");
     assert!(out.contains("+[mcp_servers.airlock]"), "{out}");
     assert!(out.contains("Dry run: nothing was written."), "{out}");
     assert_eq!(read(&cfg), before);
     assert!(!w.data.exists());
 
-    stdout(&airlock(&w, &["init", "codex"]));
+    stdout(&airlock(&w, &["init", "codex", "--no-hooks"]));
     let t = toml(&cfg);
     assert_eq!(
         t["mcp_servers"]["airlock"]["command"].as_str(),
@@ -154,4 +155,47 @@ fn init_rejects_an_unknown_agent() {
         err.contains("claude") && err.contains("codex") && err.contains("gemini"),
         "{err}"
     );
+}
+
+#[test]
+fn init_gemini_by_default_installs_hooks_with_the_running_binary_and_says_what_to_trust() {
+    let w = World::new();
+    let s = w.put("gemini/settings.json", "home/.gemini/settings.json");
+    let before = read(&s);
+    let out = stdout(&airlock(&w, &["init", "gemini"]));
+    assert!(
+        out.contains(&format!("MCP command: {} connect", exe())),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("Hook command: {} hook gemini", exe())),
+        "{out}"
+    );
+    assert!(out.contains("BeforeTool, AfterTool"), "{out}");
+    assert!(out.contains("trusted folder"), "{out}");
+    let v = jsonc(&s);
+    let ours = v["hooks"]["BeforeTool"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        ours["hooks"][0]["command"],
+        format!("{} hook gemini", exe())
+    );
+    assert_eq!(ours["hooks"][0]["timeout"], 2_147_483_647_i64);
+    assert!(!out.contains("Turned off"), "{out}");
+
+    let again = stdout(&airlock(&w, &["init", "gemini"]));
+    assert!(again.contains("Nothing to change"), "{again}");
+    stdout(&airlock(&w, &["init", "gemini", "--remove"]));
+    assert_eq!(read(&s), before);
+}
+
+#[test]
+fn init_no_hooks_with_no_mcp_is_an_error() {
+    let w = World::new();
+    let o = airlock(&w, &["init", "claude", "--no-hooks", "--no-mcp"]);
+    assert!(!o.status.success());
 }

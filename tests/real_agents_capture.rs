@@ -21,7 +21,7 @@ use real_agents_support::{Agent, Home, agent_command_with, model, run, user_sett
 use serde_json::{Value, json};
 
 /// `airlock init` without its own hooks: the capture hook is the only one.
-const INIT_ARGS: &[&str] = &[];
+const INIT_ARGS: &[&str] = &["--no-hooks"];
 
 const PROMPT: &str = "Call each tool once, in order.";
 
@@ -66,8 +66,14 @@ const BASH_CMD: &str = "printf 'bash-out-%s\\n' 42";
 fn claude_steps(h: &Home, url: &str) -> Vec<(&'static str, Step)> {
     let p = |rel: &str| h.ws.join(rel).display().to_string();
     vec![
-        ("Read", native("Read", json!({ "file_path": p("todo.txt") }))),
-        ("Read-env", native("Read", json!({ "file_path": p(".env") }))),
+        (
+            "Read",
+            native("Read", json!({ "file_path": p("todo.txt") })),
+        ),
+        (
+            "Read-env",
+            native("Read", json!({ "file_path": p(".env") })),
+        ),
         (
             "Grep",
             native(
@@ -155,16 +161,15 @@ fn codex_steps(_h: &Home, _url: &str) -> Vec<(&'static str, Step)> {
         ),
         (
             "apply_patch-add",
-            native(
-                "apply_patch",
-                patch("*** Add File: new.txt\n+a new file\n"),
-            ),
+            native("apply_patch", patch("*** Add File: new.txt\n+a new file\n")),
         ),
         (
             "apply_patch-update",
             native(
                 "apply_patch",
-                patch("*** Update File: todo.txt\n@@\n title: ship it\n-status: draft\n+status: reviewed\n"),
+                patch(
+                    "*** Update File: todo.txt\n@@\n title: ship it\n-status: draft\n+status: reviewed\n",
+                ),
             ),
         ),
         (
@@ -175,14 +180,18 @@ fn codex_steps(_h: &Home, _url: &str) -> Vec<(&'static str, Step)> {
             "apply_patch-move",
             native(
                 "apply_patch",
-                patch("*** Update File: old.txt\n*** Move to: moved.txt\n@@\n-old name\n+new name\n"),
+                patch(
+                    "*** Update File: old.txt\n*** Move to: moved.txt\n@@\n-old name\n+new name\n",
+                ),
             ),
         ),
         (
             "apply_patch-multi",
             native(
                 "apply_patch",
-                patch("*** Add File: one.txt\n+one\n*** Update File: notes.txt\n@@\n-read-marker quartz-falcon-17\n+read-marker quartz-falcon-18\n"),
+                patch(
+                    "*** Add File: one.txt\n+one\n*** Update File: notes.txt\n@@\n-read-marker quartz-falcon-17\n+read-marker quartz-falcon-18\n",
+                ),
             ),
         ),
         (
@@ -266,7 +275,10 @@ fn gemini_steps(h: &Home, url: &str) -> Vec<(&'static str, Step)> {
         ),
         (
             "google_web_search",
-            native("google_web_search", json!({ "query": "airlock supervisor" })),
+            native(
+                "google_web_search",
+                json!({ "query": "airlock supervisor" }),
+            ),
         ),
         (
             "mcp",
@@ -412,7 +424,10 @@ fn label_of(
             return l.to_string();
         }
     }
-    let event = payload["hook_event_name"].as_str().unwrap_or("?").to_string();
+    let event = payload["hook_event_name"]
+        .as_str()
+        .unwrap_or("?")
+        .to_string();
     let seen = used
         .iter()
         .filter(|(k, _)| *k == format!("{event}/{tool}"))

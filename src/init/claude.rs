@@ -14,6 +14,9 @@
 //! * `permissions.allow: ["mcp__airlock__*"]` lets `claude -p` call
 //!   airlock's tools without its own prompt (airlock gates them);
 //!   `permissions.deny` turns Claude's own shell and edit tools off.
+//! * Hooks ([`super::hooks`]) go into the same settings file as the rules;
+//!   with them Claude's own tools stay on (airlock supervises each call),
+//!   and `permissions.deny` is written only with `--no-hooks`.
 //! * Tool-call timeout: Claude Code waits 1e8 ms (~27 h) by default
 //!   (`MCP_TOOL_TIMEOUT`), so nothing is set.
 
@@ -42,15 +45,25 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
             server("args", super::connect_args()),
         ],
     };
-    let mut rules = vec![Change::include(&["permissions", "allow"], ALLOW_RULE)];
-    rules.extend(
-        DENIED_TOOLS
-            .iter()
-            .map(|t| Change::include(&["permissions", "deny"], t)),
-    );
+    let mut rules = Vec::new();
+    if opts.with_mcp() {
+        rules.push(Change::include(&["permissions", "allow"], ALLOW_RULE));
+    }
+    if opts.turns_off_native() {
+        rules.extend(
+            DENIED_TOOLS
+                .iter()
+                .map(|t| Change::include(&["permissions", "deny"], t)),
+        );
+    }
+    if opts.with_hooks() {
+        rules.extend(super::hooks::changes(opts));
+    }
     let owned = vec![vec!["mcpServers".to_string(), SERVER_NAME.to_string()]];
     let (server_file, settings_file) = if opts.project {
-        rules.push(Change::include(&["enabledMcpjsonServers"], SERVER_NAME));
+        if opts.with_mcp() {
+            rules.push(Change::include(&["enabledMcpjsonServers"], SERVER_NAME));
+        }
         let dir = &opts.project_dir;
         (
             dir.join(".mcp.json"),
@@ -59,12 +72,18 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     } else {
         (user_json(opts), config_dir(opts).join("settings.json"))
     };
-    let mut notes = vec![format!(
-        "headless `claude -p` calls airlock's tools without asking (permissions.allow \
-         \"{ALLOW_RULE}\"): airlock asks you instead."
-    )];
+    let mut notes = Vec::new();
+    if opts.with_mcp() {
+        notes.push(format!(
+            "headless `claude -p` calls airlock's tools without asking (permissions.allow \
+             \"{ALLOW_RULE}\"): airlock asks you instead."
+        ));
+    }
     if opts.http_url.is_some() {
         notes.push(super::http::note());
+    }
+    if opts.hooks {
+        notes.extend(super::hooks::notes(opts));
     }
     if opts.trust_folder {
         notes.push(
@@ -80,21 +99,33 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
                 .into(),
         );
     }
+    let mut files = Vec::new();
+    if opts.with_mcp() {
+        files.push(FilePlan {
+            path: server_file,
+            format: Format::Json,
+            changes: servers,
+            owned,
+        });
+    }
+    files.push(FilePlan {
+        path: settings_file,
+        format: Format::Json,
+        changes: rules,
+        owned: Vec::new(),
+    });
+    if opts.hooks {
+        // Every native tool goes through the hooks: nothing is off, and
+        // nothing runs without airlock.
+        return Ok(Plan {
+            files,
+            turned_off: Vec::new(),
+            not_turned_off: Vec::new(),
+            notes,
+        });
+    }
     Ok(Plan {
-        files: vec![
-            FilePlan {
-                path: server_file,
-                format: Format::Json,
-                changes: servers,
-                owned,
-            },
-            FilePlan {
-                path: settings_file,
-                format: Format::Json,
-                changes: rules,
-                owned: Vec::new(),
-            },
-        ],
+        files,
         turned_off: DENIED_TOOLS
             .iter()
             .map(|t| format!("{t} (permissions.deny)"))

@@ -15,7 +15,9 @@
 //!
 //! `[features] shell_tool = false, unified_exec = false` turn Codex's own
 //! shell tools off (`codex features list` names both, stable, on by
-//! default).
+//! default) — only with `--no-hooks`: the hooks ([`super::hooks`],
+//! `[[hooks.PreToolUse]]` / `[[hooks.PostToolUse]]` in the same file) put
+//! every shell, apply_patch and MCP call through airlock instead.
 
 use std::path::PathBuf;
 
@@ -31,26 +33,35 @@ pub const SHELL_FEATURES: &[&str] = &["shell_tool", "unified_exec"];
 pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     let server = |key: &str, value: Val| Change::set(&["mcp_servers", SERVER_NAME, key], value);
     let env_vars = CONNECT_ENV_VARS.iter().map(|v| Val::from(*v)).collect();
-    let mut changes: Vec<Change> = match &opts.http_url {
-        Some(url) => super::http::codex(url)
-            .into_iter()
-            .map(|(k, v)| server(k, v))
-            .collect(),
-        None => vec![
-            server("command", Val::from(super::path_str(&opts.command))),
-            server("args", super::connect_args()),
-            server("env_vars", Val::List(env_vars)),
-        ],
-    };
-    changes.extend([
-        server("tool_timeout_sec", Val::Int(TOOL_TIMEOUT_SECS as i64)),
-        server("default_tools_approval_mode", Val::from("approve")),
-    ]);
-    changes.extend(
-        SHELL_FEATURES
-            .iter()
-            .map(|f| Change::set(&["features", f], false)),
-    );
+    let mut changes = Vec::new();
+    if opts.with_mcp() {
+        match &opts.http_url {
+            Some(url) => changes.extend(
+                super::http::codex(url)
+                    .into_iter()
+                    .map(|(k, v)| server(k, v)),
+            ),
+            None => changes.extend([
+                server("command", Val::from(super::path_str(&opts.command))),
+                server("args", super::connect_args()),
+                server("env_vars", Val::List(env_vars)),
+            ]),
+        }
+        changes.extend([
+            server("tool_timeout_sec", Val::Int(TOOL_TIMEOUT_SECS as i64)),
+            server("default_tools_approval_mode", Val::from("approve")),
+        ]);
+    }
+    if opts.turns_off_native() {
+        changes.extend(
+            SHELL_FEATURES
+                .iter()
+                .map(|f| Change::set(&["features", f], false)),
+        );
+    }
+    if opts.with_hooks() {
+        changes.extend(super::hooks::changes(opts));
+    }
     let mut files = Vec::new();
     let mut notes: Vec<String> = opts.http_url.iter().map(|_| super::http::note()).collect();
     let path = if opts.project {
@@ -82,10 +93,24 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
             "{dir} is marked trusted for Codex (projects.\"{dir}\")."
         ));
     }
-    notes.push(format!(
-        "Codex waits up to {TOOL_TIMEOUT_SECS} s for an airlock call (tool_timeout_sec) and \
-         runs airlock's tools without its own approval (airlock asks you)."
-    ));
+    if opts.with_mcp() {
+        notes.push(format!(
+            "Codex waits up to {TOOL_TIMEOUT_SECS} s for an airlock call (tool_timeout_sec) and \
+             runs airlock's tools without its own approval (airlock asks you)."
+        ));
+    }
+    if opts.hooks {
+        notes.extend(super::hooks::notes(opts));
+        return Ok(Plan {
+            files: merge_same_file(files),
+            turned_off: Vec::new(),
+            not_turned_off: vec![
+                "web search: Codex's hosted tool runs at the model provider, no hook sees it"
+                    .into(),
+            ],
+            notes,
+        });
+    }
     Ok(Plan {
         files: merge_same_file(files),
         turned_off: SHELL_FEATURES

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use super::record::{Entry, Record};
 use super::{Change, FilePlan, Format, InitError};
 
-/// A value init writes, with the key order it is written in.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+/// A value init writes, with the key order it is written in. Serialized
+/// as the JSON value it is (a table as an object, keys in order).
+#[derive(Debug, Clone, PartialEq)]
 pub enum Val {
     /// `true` / `false`.
     Bool(bool),
@@ -57,6 +57,79 @@ impl Val {
     }
 }
 
+impl Serialize for Val {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Val::Bool(b) => s.serialize_bool(*b),
+            Val::Int(i) => s.serialize_i64(*i),
+            Val::Str(v) => s.serialize_str(v),
+            Val::List(l) => {
+                let mut seq = s.serialize_seq(Some(l.len()))?;
+                for v in l {
+                    seq.serialize_element(v)?;
+                }
+                seq.end()
+            }
+            Val::Table(t) => {
+                let mut map = s.serialize_map(Some(t.len()))?;
+                for (k, v) in t {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Val {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValVisitor)
+    }
+}
+
+struct ValVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ValVisitor {
+    type Value = Val;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a boolean, integer, string, array or object")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Val, E> {
+        Ok(Val::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Val, E> {
+        Ok(Val::Int(v))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Val, E> {
+        i64::try_from(v).map(Val::Int).map_err(E::custom)
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Val, E> {
+        Ok(Val::Str(v.to_string()))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Val, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Val::List(out))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Val, A::Error> {
+        let mut out = Vec::new();
+        while let Some((k, v)) = map.next_entry::<String, Val>()? {
+            out.push((k, v));
+        }
+        Ok(Val::Table(out))
+    }
+}
+
 impl From<&str> for Val {
     fn from(s: &str) -> Self {
         Val::Str(s.to_string())
@@ -97,6 +170,13 @@ pub(crate) trait Document {
     fn push(&mut self, path: &[String], item: &str) -> Result<Option<usize>, String>;
     /// Take `item` out of the array at `path`; false when it was not there.
     fn pull(&mut self, path: &[String], item: &str) -> bool;
+    /// Append the element `value` (an object / table) to the array at
+    /// `path` (created if absent; in TOML an array of tables). Returns the
+    /// index in `path` of the first container it had to create.
+    fn push_value(&mut self, path: &[String], value: &Val) -> Result<Option<usize>, String>;
+    /// Take the element equal to `value` out of the array at `path`; false
+    /// when it was not there.
+    fn pull_value(&mut self, path: &[String], value: &Val) -> bool;
     /// Whether the container at `path` exists and is empty.
     fn is_empty_container(&self, path: &[String]) -> bool;
     /// The whole file's text.
@@ -191,6 +271,34 @@ pub fn install(plan: &FilePlan, record: &Record) -> Result<Edited, InitError> {
                     created,
                 });
             }
+            Change::Append { path, value } => {
+                if array_holds(&*doc, path, &value.to_json()) {
+                    continue;
+                }
+                // The element an earlier install added (another airlock
+                // path, another timeout) is replaced, not doubled.
+                let earlier = record.find(change).filter(|e| present(&*doc, &e.change));
+                let created = match earlier {
+                    Some(e) => {
+                        if let Change::Append { value: old, .. } = &e.change {
+                            doc.pull_value(path, old);
+                        }
+                        doc.push_value(path, value).map_err(shape)?;
+                        lines.push(format!("~ {}", change.describe()));
+                        e.created
+                    }
+                    None => {
+                        let created = doc.push_value(path, value).map_err(shape)?;
+                        lines.push(format!("+ {}", change.describe()));
+                        created
+                    }
+                };
+                applied.push(Entry {
+                    change: change.clone(),
+                    previous: None,
+                    created,
+                });
+            }
         }
     }
     let mut after = doc.render();
@@ -235,6 +343,9 @@ pub fn remove(plan: &FilePlan, record: &Record) -> Result<Edited, InitError> {
             let airlocks = match change {
                 Change::Set { .. } => created.is_some(),
                 Change::Include { item, .. } => item.contains(super::SERVER_NAME),
+                Change::Append { value, .. } => {
+                    value.to_json().to_string().contains(super::SERVER_NAME)
+                }
             };
             if airlocks {
                 own.push(Entry {
@@ -299,11 +410,18 @@ fn undo(doc: &mut dyn Document, entry: &Entry) -> Result<Option<String>, String>
             }
             format!("- {}", entry.change.describe())
         }
+        Change::Append { value, .. } => {
+            if !doc.pull_value(path, value) {
+                // Changed by the user since: theirs now, left alone.
+                return Ok(None);
+            }
+            format!("- {}", entry.change.describe())
+        }
     };
     if let Some(start) = entry.created {
         // Containers init created, innermost first, while empty.
         let last = match entry.change {
-            Change::Include { .. } => path.len(),
+            Change::Include { .. } | Change::Append { .. } => path.len(),
             Change::Set { .. } => path.len() - 1,
         };
         for end in (start + 1..=last).rev() {
@@ -331,6 +449,14 @@ fn present(doc: &dyn Document, change: &Change) -> bool {
     match change {
         Change::Set { path, value } => doc.get(path) == Some(value.to_json()),
         Change::Include { path, item } => array_has(doc, path, item),
+        Change::Append { path, value } => array_holds(doc, path, &value.to_json()),
+    }
+}
+
+fn array_holds(doc: &dyn Document, path: &[String], value: &serde_json::Value) -> bool {
+    match doc.get(path) {
+        Some(serde_json::Value::Array(a)) => a.iter().any(|v| v == value),
+        _ => false,
     }
 }
 

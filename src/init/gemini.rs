@@ -13,6 +13,9 @@
 //!   0.61.0: `--approval-mode yolo` offers `mcp_airlock_write_file` only
 //!   without the exclusion). In its default headless mode Gemini offers
 //!   neither its own `write_file` nor, by the same name match, airlock's.
+//! * Hooks ([`super::hooks`], `hooks.BeforeTool` / `AfterTool` in the same
+//!   file): with them Gemini's own tools stay on (airlock supervises each
+//!   call); `tools.exclude` is written only with `--no-hooks`.
 //! * Folder trust: Gemini connects no MCP server in an untrusted folder and
 //!   headless `gemini -p` exits there (55). `--trust-folder` adds the
 //!   project to `~/.gemini/trustedFolders.json` (`"TRUST_FOLDER"`).
@@ -29,25 +32,34 @@ pub const EXCLUDED_TOOLS: &[&str] = &["run_shell_command", "replace"];
 /// Gemini's plan.
 pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     let server = |key: &str, value: Val| Change::set(&["mcpServers", SERVER_NAME, key], value);
-    let mut changes: Vec<Change> = match &opts.http_url {
-        Some(url) => super::http::gemini(url)
-            .into_iter()
-            .map(|(k, v)| server(k, v))
-            .collect(),
-        None => vec![
-            server("command", Val::from(super::path_str(&opts.command))),
-            server("args", super::connect_args()),
-        ],
-    };
-    changes.extend([
-        server("trust", Val::Bool(true)),
-        server("timeout", Val::Int((TOOL_TIMEOUT_SECS * 1000) as i64)),
-    ]);
-    changes.extend(
-        EXCLUDED_TOOLS
-            .iter()
-            .map(|t| Change::include(&["tools", "exclude"], t)),
-    );
+    let mut changes = Vec::new();
+    if opts.with_mcp() {
+        match &opts.http_url {
+            Some(url) => changes.extend(
+                super::http::gemini(url)
+                    .into_iter()
+                    .map(|(k, v)| server(k, v)),
+            ),
+            None => changes.extend([
+                server("command", Val::from(super::path_str(&opts.command))),
+                server("args", super::connect_args()),
+            ]),
+        }
+        changes.extend([
+            server("trust", Val::Bool(true)),
+            server("timeout", Val::Int((TOOL_TIMEOUT_SECS * 1000) as i64)),
+        ]);
+    }
+    if opts.turns_off_native() {
+        changes.extend(
+            EXCLUDED_TOOLS
+                .iter()
+                .map(|t| Change::include(&["tools", "exclude"], t)),
+        );
+    }
+    if opts.with_hooks() {
+        changes.extend(super::hooks::changes(opts));
+    }
     let path = if opts.project {
         opts.project_dir.join(".gemini").join("settings.json")
     } else {
@@ -79,10 +91,21 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
                 .into(),
         );
     }
-    notes.push(format!(
-        "Gemini waits up to {TOOL_TIMEOUT_SECS} s for an airlock call (timeout) and runs \
-         airlock's tools without its own confirmation (trust: airlock asks you)."
-    ));
+    if opts.with_mcp() {
+        notes.push(format!(
+            "Gemini waits up to {TOOL_TIMEOUT_SECS} s for an airlock call (timeout) and runs \
+             airlock's tools without its own confirmation (trust: airlock asks you)."
+        ));
+    }
+    if opts.hooks {
+        notes.extend(super::hooks::notes(opts));
+        return Ok(Plan {
+            files,
+            turned_off: Vec::new(),
+            not_turned_off: Vec::new(),
+            notes,
+        });
+    }
     Ok(Plan {
         files,
         turned_off: EXCLUDED_TOOLS

@@ -140,6 +140,41 @@ impl Document for JsonDoc {
         }
     }
 
+    fn push_value(&mut self, path: &[String], value: &Val) -> Result<Option<usize>, String> {
+        let (last, parents) = path.split_last().ok_or("empty key path")?;
+        let mut created = None;
+        let obj = self.object_at_or_create(parents, &mut created)?;
+        if obj.get(last).is_none() && created.is_none() {
+            created = Some(parents.len());
+        }
+        let array = obj
+            .array_value_or_create(last)
+            .ok_or_else(|| format!("{} is not an array", super::dotted(path)))?;
+        array.append(input(value));
+        Ok(created)
+    }
+
+    fn pull_value(&mut self, path: &[String], value: &Val) -> bool {
+        let Some((last, parents)) = path.split_last() else {
+            return false;
+        };
+        let Some(array) = self.object_at(parents).and_then(|o| o.array_value(last)) else {
+            return false;
+        };
+        let want = value.to_json();
+        match array
+            .elements()
+            .into_iter()
+            .find(|e| e.to_serde_value().as_ref() == Some(&want))
+        {
+            Some(node) => {
+                node.remove();
+                true
+            }
+            None => false,
+        }
+    }
+
     fn is_empty_container(&self, path: &[String]) -> bool {
         match self.get(path) {
             Some(serde_json::Value::Object(o)) => o.is_empty(),

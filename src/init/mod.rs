@@ -9,15 +9,16 @@
 //! (backup beside the file, atomic replace, permissions kept) and [`record`]
 //! remembers what init added so `--remove` takes out exactly that.
 //!
+//! Hooks ([`hooks`], `airlock hook AGENT`) go into the same plans: Claude
+//! Code `hooks.PreToolUse` / `PostToolUse` / `PostToolUseFailure` in its
+//! settings file, Gemini `hooks.BeforeTool` / `AfterTool` in settings.json,
+//! Codex `[[hooks.PreToolUse]]` / `[[hooks.PostToolUse]]` in config.toml —
+//! each airlock's one element of an array of objects (of tables), the
+//! [`Change::Append`] kind. With hooks the agent's own tools stay on
+//! (airlock supervises them); `--no-hooks` turns them off as before,
+//! `--no-mcp` leaves the server out.
+//!
 //! Later issues add to the same plans rather than beside them:
-//! * hooks (`airlock hook AGENT`): Claude Code `hooks.PreToolUse` /
-//!   `PostToolUse` in the same settings file, Gemini `hooks.BeforeTool` /
-//!   `AfterTool` in the same settings.json, Codex `[[hooks.PreToolUse]]` in
-//!   the same config.toml. Those are arrays of objects (of tables), so they
-//!   need one more [`Change`] kind ("the array contains this object", matched
-//!   by its command) and array-of-tables support in the TOML document; the
-//!   record, backup, atomic write and remove work unchanged. `--no-hooks` /
-//!   `--no-mcp` then pick which changes a plan holds.
 //! * HTTP (`--http`): the server entry's fields change (`url` / `httpUrl` /
 //!   `type = "http"` instead of `command`), nothing else.
 
@@ -26,6 +27,7 @@ pub mod codex;
 pub mod edit;
 pub mod file;
 pub mod gemini;
+pub mod hooks;
 pub mod http;
 mod json;
 pub mod plan;
@@ -119,6 +121,12 @@ pub struct Options {
     pub trust_folder: bool,
     /// Print the change, write nothing.
     pub dry_run: bool,
+    /// Install the agent's hooks (`airlock hook AGENT` on its own tool
+    /// calls); off (`--no-hooks`): turn its own shell and edit tools off
+    /// instead, as before hooks.
+    pub hooks: bool,
+    /// Register airlock's MCP server (off: `--no-mcp`).
+    pub mcp: bool,
     /// The `airlock` binary the agent launches (absolute).
     pub command: PathBuf,
     /// Where the agent's user-level files live.
@@ -163,6 +171,25 @@ impl AgentHomes {
             codex_home: var("CODEX_HOME"),
             gemini_cli_home: var("GEMINI_CLI_HOME"),
         })
+    }
+}
+
+impl Options {
+    /// Whether the plan holds the hooks (remove takes out everything init
+    /// may have added, whatever the flags).
+    pub fn with_hooks(&self) -> bool {
+        self.hooks || self.action == Action::Remove
+    }
+
+    /// Whether the plan holds the MCP server registration.
+    pub fn with_mcp(&self) -> bool {
+        self.mcp || self.action == Action::Remove
+    }
+
+    /// Whether the plan turns the agent's own shell and edit tools off
+    /// (without hooks nothing else would supervise them).
+    pub fn turns_off_native(&self) -> bool {
+        !self.hooks || self.action == Action::Remove
     }
 }
 
@@ -212,6 +239,11 @@ pub enum InitError {
 /// Run init: plan the agent's changes, apply or undo them, and say what
 /// happened. With `dry_run` nothing is written.
 pub fn run(opts: &Options) -> Result<Report, InitError> {
+    if !opts.with_hooks() && !opts.with_mcp() {
+        return Err(InitError::Unsupported(
+            "--no-hooks and --no-mcp together leave nothing to install".into(),
+        ));
+    }
     let plan = plan(opts)?;
     // Every file is edited in memory first, so a file that does not parse
     // stops init before anything is written.
@@ -261,6 +293,8 @@ pub fn run(opts: &Options) -> Result<Report, InitError> {
         action: opts.action,
         dry_run: opts.dry_run,
         command: opts.command.clone(),
+        hooks: opts.hooks,
+        mcp: opts.mcp,
         files,
         plan,
     })

@@ -34,6 +34,15 @@ pub enum Change {
         /// The string it must contain.
         item: String,
     },
+    /// The array at `path` (of objects; in TOML an array of tables) must
+    /// contain `value`: airlock's one element there (a hook entry). A
+    /// second install replaces the element the first one added.
+    Append {
+        /// Keys from the top of the file to the array.
+        path: Vec<String>,
+        /// The element.
+        value: Val,
+    },
 }
 
 impl Change {
@@ -53,10 +62,20 @@ impl Change {
         }
     }
 
+    /// A [`Change::Append`] from `&str` keys.
+    pub fn append(path: &[&str], value: Val) -> Self {
+        Change::Append {
+            path: keys(path),
+            value,
+        }
+    }
+
     /// The keys this change addresses.
     pub fn path(&self) -> &[String] {
         match self {
-            Change::Set { path, .. } | Change::Include { path, .. } => path,
+            Change::Set { path, .. }
+            | Change::Include { path, .. }
+            | Change::Append { path, .. } => path,
         }
     }
 
@@ -71,6 +90,7 @@ impl Change {
                     serde_json::Value::from(item.as_str())
                 )
             }
+            Change::Append { path, value } => format!("{} += {}", dotted(path), value.to_json()),
         }
     }
 }

@@ -35,6 +35,8 @@ impl Entry {
             (Change::Include { path: a, item: x }, Change::Include { path: b, item: y }) => {
                 a == b && x == y
             }
+            // One element of airlock's per array: a new one replaces it.
+            (Change::Append { path: a, .. }, Change::Append { path: b, .. }) => a == b,
             _ => false,
         }
     }

@@ -47,6 +47,10 @@ pub struct Report {
     pub dry_run: bool,
     /// The command registered.
     pub command: PathBuf,
+    /// Whether the hooks were installed.
+    pub hooks: bool,
+    /// Whether the MCP server was registered.
+    pub mcp: bool,
     /// Per file.
     pub files: Vec<FileOutcome>,
     /// The plan (tools turned off or not, notes).
@@ -88,11 +92,23 @@ impl fmt::Display for Report {
             }
         }
         if self.action == Action::Install {
+            let commands = match (self.mcp, self.hooks) {
+                (true, true) => format!(
+                    "MCP command: {0} connect\nHook command: {0} hook {1}",
+                    self.command.display(),
+                    self.agent.as_str()
+                ),
+                (true, false) => format!("MCP command: {} connect", self.command.display()),
+                _ => format!(
+                    "Hook command: {} hook {}",
+                    self.command.display(),
+                    self.agent.as_str()
+                ),
+            };
             writeln!(
                 f,
-                "MCP command: {} connect\n  (the absolute path of this airlock binary, so the agent finds it \
+                "{commands}\n  (the absolute path of this airlock binary, so the agent finds it \
                  whatever PATH it gives its servers; run `airlock init {}` again if you move it)",
-                self.command.display(),
                 self.agent.as_str()
             )?;
             if !self.plan.turned_off.is_empty() {

@@ -3,7 +3,7 @@
 //! are kept. New parent tables are implicit (`[mcp_servers.airlock]` without
 //! an empty `[mcp_servers]` header).
 
-use toml_edit::{Array, DocumentMut, Item, Table, TableLike, Value};
+use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, TableLike, Value};
 
 use super::Val;
 use super::edit::Document;
@@ -140,8 +140,43 @@ impl Document for TomlDoc {
         }
     }
 
+    fn push_value(&mut self, path: &[String], value: &Val) -> Result<Option<usize>, String> {
+        let (last, parents) = path.split_last().ok_or("empty key path")?;
+        let mut created = None;
+        let table = self.table_or_create(parents, &mut created)?;
+        if table.get(last).is_none() {
+            created.get_or_insert(parents.len());
+            table.insert(last, Item::ArrayOfTables(ArrayOfTables::new()));
+        }
+        match table.get_mut(last) {
+            Some(Item::ArrayOfTables(a)) => a.push(toml_table(value)),
+            Some(Item::Value(Value::Array(a))) => a.push(toml_value(value)),
+            _ => return Err(format!("{} is not an array", super::dotted(path))),
+        }
+        Ok(created)
+    }
+
+    fn pull_value(&mut self, path: &[String], value: &Val) -> bool {
+        let Some((last, parents)) = path.split_last() else {
+            return false;
+        };
+        let want = value.to_json();
+        match self.table_mut(parents).and_then(|t| t.get_mut(last)) {
+            Some(Item::ArrayOfTables(a)) => {
+                let found = a.iter().position(|t| table_json(t) == want);
+                found.map(|i| a.remove(i)).is_some()
+            }
+            Some(Item::Value(Value::Array(a))) => {
+                let found = a.iter().position(|v| value_json(v) == want);
+                found.map(|i| a.remove(i)).is_some()
+            }
+            _ => false,
+        }
+    }
+
     fn is_empty_container(&self, path: &[String]) -> bool {
         match self.item(path) {
+            Some(Item::ArrayOfTables(a)) => a.is_empty(),
             Some(item) => match (item.as_table_like(), item.as_array()) {
                 (Some(t), _) => t.is_empty(),
                 (None, Some(a)) => a.is_empty(),
@@ -175,6 +210,29 @@ fn toml_value(v: &Val) -> Value {
             Value::InlineTable(inline)
         }
     }
+}
+
+/// A [`Val::Table`] as a TOML table, a list of tables in it as an array
+/// of tables (`[[hooks.PreToolUse.hooks]]`); anything else as a value.
+fn toml_table(v: &Val) -> Table {
+    let mut table = Table::new();
+    if let Val::Table(entries) = v {
+        for (k, v) in entries {
+            let item = match v {
+                Val::List(l) if !l.is_empty() && l.iter().all(|x| matches!(x, Val::Table(_))) => {
+                    let mut a = ArrayOfTables::new();
+                    for x in l {
+                        a.push(toml_table(x));
+                    }
+                    Item::ArrayOfTables(a)
+                }
+                Val::Table(_) => Item::Table(toml_table(v)),
+                _ => Item::Value(toml_value(v)),
+            };
+            table.insert(k, item);
+        }
+    }
+    table
 }
 
 /// A TOML item as JSON (datetimes as strings).

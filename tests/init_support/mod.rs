@@ -54,6 +54,9 @@ impl World {
             project: false,
             trust_folder: false,
             dry_run: false,
+            // The tests from before hooks: MCP only, native tools off.
+            hooks: false,
+            mcp: true,
             command: PathBuf::from("/opt/airlock/bin/airlock"),
             homes: AgentHomes {
                 home: self.home.clone(),

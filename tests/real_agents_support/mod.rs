@@ -233,11 +233,19 @@ pub fn user_settings(h: &Home, agent: Agent, url: &str) {
     }
 }
 
-/// airlock's configuration for `agent`, by `airlock init AGENT` alone, run
-/// in the workspace (for Gemini with `--trust-folder`: Gemini starts MCP
-/// servers only in a folder the user trusted).
+/// airlock's MCP configuration for `agent`, by `airlock init AGENT
+/// --no-hooks` alone, run in the workspace (for Gemini with
+/// `--trust-folder`: Gemini starts MCP servers only in a folder the user
+/// trusted).
 pub fn init(h: &Home, agent: Agent) -> String {
+    init_with(h, agent, &["--no-hooks"])
+}
+
+/// `airlock init AGENT` with `extra` arguments (and `--trust-folder` for
+/// Gemini).
+pub fn init_with(h: &Home, agent: Agent, extra: &[&str]) -> String {
     let mut args = vec!["init", agent.id()];
+    args.extend(extra);
     if agent == Agent::Gemini {
         args.push("--trust-folder");
     }
