@@ -8,8 +8,9 @@
 //! have created or changed any file.
 
 use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use airlock::policy::shell::parse;
 
@@ -124,12 +125,29 @@ fn run_in_bash(command: &str, work: &Path, log: &Path) -> Option<BashRun> {
         "PATH=/nonexistent\ncommand_not_found_handle() {{ local r; printf -v r '%s\\037' \"$@\"; printf '%s\\036' \"$r\" >> \"$AIRLOCK_LOG\"; return 0; }}\n\
          {command}\nwait\n"
     );
-    let out = Command::new("bash")
+    // Its own process group: a background job inside a subshell outlives
+    // both `wait` and bash's output pipes (`p |& q &` in `( … )`), so the
+    // log is read only once every process of the group has exited.
+    let child = Command::new("bash")
         .args(["--norc", "--noprofile", "-c", &script])
         .env("AIRLOCK_LOG", log)
         .current_dir(work)
-        .output()
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("bash runs");
+    let group = rustix::process::Pid::from_raw(i32::try_from(child.id()).expect("a pid fits i32"))
+        .expect("a child's pid is positive");
+    let out = child.wait_with_output().expect("bash runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while rustix::process::test_kill_process_group(group).is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{command:?} left processes running"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
     let stderr = String::from_utf8_lossy(&out.stderr);
     if stderr.contains("syntax error") || stderr.contains("unexpected EOF") {
         return None;
