@@ -245,7 +245,11 @@ fn wait_for_socket(run: &Path, supervisor: &mut Child) -> PathBuf {
         let found = std::fs::read_dir(run).ok().and_then(|entries| {
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .find(|p| p.extension().and_then(|e| e.to_str()) == Some("sock"))
+                // The MCP socket, not the agents' hooks socket beside it.
+                .find(|p| {
+                    p.extension().and_then(|e| e.to_str()) == Some("sock")
+                        && !p.to_string_lossy().ends_with(".hooks.sock")
+                })
         });
         if let Some(sock) = found {
             return sock;
