@@ -24,9 +24,10 @@ pub fn data_dir(explicit: Option<&Path>) -> PathBuf {
     if let Some(p) = explicit {
         return p.to_path_buf();
     }
-    directories::ProjectDirs::from("", "", "airlock")
-        .map(|d| d.data_dir().to_path_buf())
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("airlock-data-{}", uid())))
+    directories::ProjectDirs::from("", "", "airlock").map_or_else(
+        || std::env::temp_dir().join(format!("airlock-data-{}", uid())),
+        |d| d.data_dir().to_path_buf(),
+    )
 }
 
 /// Where audit trails go inside the data directory.

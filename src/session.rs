@@ -185,7 +185,7 @@ fn log_sandbox(st: &SandboxStatus) {
     match st.state {
         SandboxState::Enforced => tracing::info!("{}", st.summary),
         SandboxState::Off if st.mode == crate::sandbox::SandboxMode::Off => {
-            tracing::info!("{}", st.summary)
+            tracing::info!("{}", st.summary);
         }
         _ => {
             tracing::warn!("{}", st.summary);

@@ -472,13 +472,13 @@ impl Timeline {
                             rules: rules.clone(),
                             tools: tools.clone(),
                             started: at.ts,
-                        })
+                        });
                     }
                     AuditEvent::AgentConnected { agent } => {
-                        self.see_agent(agent, Some((at.ts, true)))
+                        self.see_agent(agent, Some((at.ts, true)));
                     }
                     AuditEvent::AgentDisconnected { agent } => {
-                        self.see_agent(agent, Some((at.ts, false)))
+                        self.see_agent(agent, Some((at.ts, false)));
                     }
                     AuditEvent::SessionEnd { reason } => self.ended = Some((at, reason.clone())),
                     _ => {}
@@ -509,16 +509,15 @@ impl Timeline {
     }
 
     fn see_agent(&mut self, agent: &AgentInfo, change: Option<(DateTime<Utc>, bool)>) {
-        let i = match self.agents.iter().position(|a| a.info.id == agent.id) {
-            Some(i) => i,
-            None => {
-                self.agents.push(AgentEntry {
-                    info: agent.clone(),
-                    connected: None,
-                    disconnected: None,
-                });
-                self.agents.len() - 1
-            }
+        let i = if let Some(i) = self.agents.iter().position(|a| a.info.id == agent.id) {
+            i
+        } else {
+            self.agents.push(AgentEntry {
+                info: agent.clone(),
+                connected: None,
+                disconnected: None,
+            });
+            self.agents.len() - 1
         };
         match change {
             Some((ts, true)) => self.agents[i].connected = Some(ts),
@@ -552,7 +551,7 @@ impl Timeline {
                 DecisionClass::Denied => c.denied += 1,
                 DecisionClass::Blocked | DecisionClass::Refused => c.blocked += 1,
                 DecisionClass::Timeout | DecisionClass::Cancelled | DecisionClass::Pending => {
-                    c.unanswered += 1
+                    c.unanswered += 1;
                 }
             }
             if call.failed() {

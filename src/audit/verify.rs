@@ -113,7 +113,10 @@ fn check_line(line: &[u8], want_seq: u64, want_prev: &str) -> Result<String, Str
     }
     let v: serde_json::Value =
         serde_json::from_slice(&hashed).map_err(|e| format!("not valid JSON: {e}"))?;
-    let seq = v.get("seq").and_then(|s| s.as_u64()).ok_or("no seq")?;
+    let seq = v
+        .get("seq")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or("no seq")?;
     if seq != want_seq {
         return Err(format!(
             "sequence number {seq} where {want_seq} was expected: a line was deleted, inserted or moved"

@@ -226,7 +226,7 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
             (Some(toml::Value::Array(b)), toml::Value::Array(o))
                 if COMBINED.contains(&k.as_str()) =>
             {
-                b.extend(o)
+                b.extend(o);
             }
             (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
             (_, v) => {

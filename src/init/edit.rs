@@ -393,15 +393,12 @@ fn undo(doc: &mut dyn Document, entry: &Entry) -> Result<Option<String>, String>
                 // Changed by the user since: theirs now, left alone.
                 return Ok(None);
             }
-            match entry.previous.as_ref().and_then(Val::from_json) {
-                Some(prev) => {
-                    doc.set(path, &prev)?;
-                    format!("~ {} restored", super::dotted(path))
-                }
-                None => {
-                    doc.remove(path);
-                    format!("- {}", entry.change.describe())
-                }
+            if let Some(prev) = entry.previous.as_ref().and_then(Val::from_json) {
+                doc.set(path, &prev)?;
+                format!("~ {} restored", super::dotted(path))
+            } else {
+                doc.remove(path);
+                format!("- {}", entry.change.describe())
             }
         }
         Change::Include { item, .. } => {

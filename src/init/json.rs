@@ -83,12 +83,11 @@ impl Document for JsonDoc {
         let (last, parents) = path.split_last().ok_or("empty key path")?;
         let mut created = None;
         let obj = self.object_at_or_create(parents, &mut created)?;
-        match obj.get(last) {
-            Some(prop) => prop.set_value(input(value)),
-            None => {
-                created.get_or_insert(parents.len());
-                obj.append(last, input(value));
-            }
+        if let Some(prop) = obj.get(last) {
+            prop.set_value(input(value))
+        } else {
+            created.get_or_insert(parents.len());
+            obj.append(last, input(value));
         }
         Ok(created.filter(|&i| i < parents.len()))
     }

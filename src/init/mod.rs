@@ -337,7 +337,7 @@ pub fn dotted(path: &[String]) -> String {
 }
 
 pub(crate) fn keys(path: &[&str]) -> Vec<String> {
-    path.iter().map(|s| s.to_string()).collect()
+    path.iter().map(std::string::ToString::to_string).collect()
 }
 
 /// The command's arguments: `connect`.

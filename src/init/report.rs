@@ -87,7 +87,7 @@ impl fmt::Display for Report {
                     self.agent.as_str()
                 )?,
                 Action::Remove => {
-                    writeln!(f, "Nothing to remove: no airlock configuration found.")?
+                    writeln!(f, "Nothing to remove: no airlock configuration found.")?;
                 }
             }
         }
@@ -148,7 +148,7 @@ fn write_file(f: &mut fmt::Formatter<'_>, file: &FileOutcome, dry_run: bool) -> 
         FileStatus::Unchanged => writeln!(f, "{path}: unchanged")?,
         FileStatus::WouldChange => writeln!(f, "{path}: would change")?,
         FileStatus::Changed { backup: Some(b) } => {
-            writeln!(f, "{path}: changed (backup: {})", b.display())?
+            writeln!(f, "{path}: changed (backup: {})", b.display())?;
         }
         FileStatus::Changed { backup: None } => writeln!(f, "{path}: created")?,
         FileStatus::Deleted => writeln!(f, "{path}: deleted (airlock init had created it)")?,

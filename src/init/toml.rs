@@ -11,7 +11,7 @@ use super::edit::Document;
 /// A parsed TOML file.
 pub(crate) struct TomlDoc {
     doc: DocumentMut,
-    /// The file's lines end in CRLF (toml_edit renders LF only).
+    /// The file's lines end in CRLF (`toml_edit` renders LF only).
     crlf: bool,
 }
 

@@ -105,11 +105,11 @@ pub async fn serve_connection<R, W>(
     }
     // However the session ended (but for the supervisor stopping, which
     // cancels its calls itself), this agent's calls end with it.
-    if !stop.is_cancelled() {
+    if stop.is_cancelled() {
+        watcher.abort();
+    } else {
         input_closed.cancel();
         let _ = watcher.await;
-    } else {
-        watcher.abort();
     }
     calls.close();
     if tokio::time::timeout(CALLS_DRAIN, calls.wait())

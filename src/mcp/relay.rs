@@ -19,7 +19,7 @@ const WAIT_POLL: Duration = Duration::from_millis(200);
 
 /// How long a failing connect waits for the agent's first request, to
 /// answer it with the error (clients write `initialize` right away).
-const REPLY_WINDOW: Duration = Duration::from_millis(1000);
+const REPLY_WINDOW: Duration = Duration::from_secs(1);
 
 /// The JSON-RPC error code of "no supervisor" answers (server-defined range).
 pub const NO_SUPERVISOR_CODE: i64 = -32000;

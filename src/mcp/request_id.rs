@@ -134,19 +134,16 @@ fn opening_quote(bytes: &[u8], close: usize) -> Option<usize> {
 
 /// A string or integer id at `bytes[i]`, complete (followed by `,` or `}`).
 fn scalar_at(bytes: &[u8], i: usize) -> Option<Value> {
-    let (end, value) = match bytes.get(i)? {
-        b'"' => {
-            let (end, _) = string_at(bytes, i)?;
-            (end, serde_json::from_slice::<Value>(&bytes[i..end]).ok()?)
-        }
-        _ => {
-            let len = bytes[i..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit() || **b == b'-')
-                .count();
-            let n: i64 = std::str::from_utf8(&bytes[i..i + len]).ok()?.parse().ok()?;
-            (i + len, Value::from(n))
-        }
+    let (end, value) = if bytes.get(i)? == &b'"' {
+        let (end, _) = string_at(bytes, i)?;
+        (end, serde_json::from_slice::<Value>(&bytes[i..end]).ok()?)
+    } else {
+        let len = bytes[i..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit() || **b == b'-')
+            .count();
+        let n: i64 = std::str::from_utf8(&bytes[i..i + len]).ok()?.parse().ok()?;
+        (i + len, Value::from(n))
     };
     let next = skip_ws(bytes, end);
     matches!(bytes.get(next), Some(b',' | b'}')).then_some(value)

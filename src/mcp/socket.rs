@@ -192,7 +192,7 @@ impl SocketServer {
                 },
                 _ = self.sigterm.recv() => break "signal SIGTERM",
                 _ = self.sigint.recv() => break "signal SIGINT",
-                _ = stopped.cancelled() => break "shutdown",
+                () = stopped.cancelled() => break "shutdown",
             }
         };
         tracing::info!(reason, "supervisor stopping");
@@ -250,22 +250,21 @@ fn clear_stale(socket: &Path, workspace: &Path) -> Result<(), SocketError> {
     if !meta.file_type().is_socket() {
         return Err(SocketError::NotASocket(socket.to_path_buf()));
     }
-    match std::os::unix::net::UnixStream::connect(socket) {
-        Ok(_) => Err(SocketError::AlreadyRunning {
+    if let Ok(_) = std::os::unix::net::UnixStream::connect(socket) {
+        Err(SocketError::AlreadyRunning {
             workspace: workspace.to_path_buf(),
             socket: socket.to_path_buf(),
-        }),
-        Err(_) => {
-            tracing::info!(socket = %socket.display(), "removing a stale socket");
-            match std::fs::remove_file(socket) {
-                Ok(()) => Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-                Err(source) => Err(SocketError::Io {
-                    what: "cannot remove the stale socket",
-                    path: socket.to_path_buf(),
-                    source,
-                }),
-            }
+        })
+    } else {
+        tracing::info!(socket = %socket.display(), "removing a stale socket");
+        match std::fs::remove_file(socket) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(source) => Err(SocketError::Io {
+                what: "cannot remove the stale socket",
+                path: socket.to_path_buf(),
+                source,
+            }),
         }
     }
 }

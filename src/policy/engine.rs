@@ -77,7 +77,10 @@ impl Policy {
 
     /// The rules in force (config files and "always" choices).
     pub fn rules(&self) -> Vec<Rule> {
-        self.rules.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.rules
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The session's grants.
@@ -99,7 +102,10 @@ impl Policy {
             message: e.to_string(),
         })?;
         persist::append_rule(&self.project_config, action, &rule.text())?;
-        let mut rules = self.rules.write().unwrap_or_else(|p| p.into_inner());
+        let mut rules = self
+            .rules
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if !rules.contains(&rule) {
             rules.push(rule.clone());
         }
@@ -122,7 +128,10 @@ impl Policy {
                 "built-in guardrail",
             );
         }
-        let rules = self.rules.read().unwrap_or_else(|p| p.into_inner());
+        let rules = self
+            .rules
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let applicable = |action: Action| {
             rules
                 .iter()

@@ -49,8 +49,7 @@ impl GrantScope {
             GrantScope::File(f) => {
                 let shown = f
                     .strip_prefix(workspace)
-                    .map(Path::to_path_buf)
-                    .unwrap_or_else(|_| f.clone());
+                    .map_or_else(|_| f.clone(), Path::to_path_buf);
                 format!("write_file({0}), edit_file({0})", shown.display())
             }
         }
@@ -101,21 +100,26 @@ impl Grants {
 
     /// The current grants, oldest first.
     pub fn list(&self) -> Vec<Grant> {
-        self.list.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.list
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The first grant for which `f` is true.
     pub fn find(&self, f: impl Fn(&Grant) -> bool) -> Option<Grant> {
         self.list
             .read()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .iter()
             .find(|g| f(g))
             .cloned()
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<Grant>> {
-        self.list.write().unwrap_or_else(|p| p.into_inner())
+        self.list
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -20,7 +20,7 @@ const FOLLOW_POLL: Duration = Duration::from_millis(200);
 /// When to colour the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum ColorChoice {
-    /// When stdout is a terminal and NO_COLOR is not set.
+    /// When stdout is a terminal and `NO_COLOR` is not set.
     #[default]
     Auto,
     /// Always.
@@ -141,7 +141,7 @@ pub fn sessions_command(
     } else {
         write_sessions(out, &rows, style)
     };
-    io_result(&dir, written.and_then(|_| out.flush()))
+    io_result(&dir, written.and_then(|()| out.flush()))
 }
 
 /// `airlock log`. Returns false when `--verify` found a problem. Notes

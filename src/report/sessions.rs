@@ -146,10 +146,8 @@ pub fn write_sessions(w: &mut dyn Write, rows: &[SessionRow], style: Style) -> s
             w,
             "{}  {:<19}  {:>8}  {:>5} {} {} {} {} {} {}  {}  {}",
             fit(&r.id, 25, true),
-            r.started.map(local_datetime).unwrap_or_else(|| "-".into()),
-            r.duration_ms
-                .map(human_duration_ms)
-                .unwrap_or_else(|| "-".into()),
+            r.started.map_or_else(|| "-".into(), local_datetime),
+            r.duration_ms.map_or_else(|| "-".into(), human_duration_ms),
             c.calls,
             num(c.auto, 5, Paint::Green),
             num(c.user, 4, Paint::Green),
@@ -158,10 +156,7 @@ pub fn write_sessions(w: &mut dyn Write, rows: &[SessionRow], style: Style) -> s
             num(c.unanswered, 10, Paint::Yellow),
             num(c.errors, 6, Paint::Red),
             style.paint(Paint::Cyan, &fit(&agents, 20, true)),
-            r.workspace
-                .as_deref()
-                .map(tilde)
-                .unwrap_or_else(|| "-".into()),
+            r.workspace.as_deref().map_or_else(|| "-".into(), tilde),
         )?;
         for note in &r.notes {
             writeln!(

@@ -264,7 +264,7 @@ fn pid_init(mount_proc: bool) -> io::Result<()> {
         }
         let mut status = 0;
         loop {
-            let r = libc::waitpid(pid, &mut status, 0);
+            let r = libc::waitpid(pid, &raw mut status, 0);
             if r == pid {
                 break;
             }

@@ -109,7 +109,9 @@ impl Guard {
             stop: Mutex::new(None),
         });
         let (stop_r, stop_w) = pipe()?;
-        *g.stop.lock().unwrap_or_else(|p| p.into_inner()) = Some(stop_w);
+        *g.stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(stop_w);
         let weak = Arc::downgrade(&g);
         let fd = g.fd.as_raw_fd();
         std::thread::Builder::new()
@@ -196,7 +198,9 @@ impl Guard {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn add_watch(&self, st: &mut State, dir: &Path) {
@@ -391,7 +395,12 @@ impl Guard {
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        if let Some(w) = self.stop.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(w) = self
+            .stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+        {
             // SAFETY: one byte to our pipe.
             unsafe { libc::write(w.as_raw_fd(), b"x".as_ptr().cast(), 1) };
         }

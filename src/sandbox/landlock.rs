@@ -137,7 +137,7 @@ impl Ruleset {
         let fd = unsafe {
             libc::syscall(
                 libc::SYS_landlock_create_ruleset,
-                &attr as *const RulesetAttr,
+                &raw const attr,
                 std::mem::size_of::<RulesetAttr>(),
                 0u32,
             )
@@ -169,7 +169,7 @@ impl Ruleset {
         // SAFETY: fstat into a zeroed struct on our descriptor.
         let is_dir = unsafe {
             let mut st: libc::stat = std::mem::zeroed();
-            libc::fstat(raw, &mut st) == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFDIR
+            libc::fstat(raw, &raw mut st) == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFDIR
         };
         let mut allowed = access & self.rights;
         if !is_dir {
@@ -188,7 +188,7 @@ impl Ruleset {
                 libc::SYS_landlock_add_rule,
                 self.fd.as_raw_fd(),
                 RULE_PATH_BENEATH,
-                &attr as *const PathBeneathAttr,
+                &raw const attr,
                 0u32,
             )
         };
@@ -226,7 +226,7 @@ impl Ruleset {
                     libc::SYS_landlock_add_rule,
                     self.fd.as_raw_fd(),
                     RULE_PATH_BENEATH,
-                    &attr as *const PathBeneathAttr,
+                    &raw const attr,
                     0u32,
                 );
                 libc::close(raw);

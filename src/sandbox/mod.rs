@@ -289,7 +289,10 @@ impl Sandbox {
 
 impl Drop for Sandbox {
     fn drop(&mut self) {
-        let list = self.placeholders.lock().unwrap_or_else(|p| p.into_inner());
+        let list = self
+            .placeholders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         for p in list.iter() {
             // Only while empty: never anything the user put there.
             match std::fs::symlink_metadata(p) {
@@ -442,8 +445,7 @@ fn status(
             .iter()
             .map(|e| {
                 plan::expand(e, workspace, home)
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_else(|| e.clone())
+                    .map_or_else(|| e.clone(), |p| p.display().to_string())
             })
             .collect()
     };

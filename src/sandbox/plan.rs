@@ -159,7 +159,7 @@ fn locked_flags(p: &Path) -> libc::c_ulong {
     // SAFETY: statvfs is plain old data; all zeroes is a valid value.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: `c` is NUL-terminated and `st` is a valid, writable statvfs.
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+    if unsafe { libc::statvfs(c.as_ptr(), &raw mut st) } != 0 {
         return 0;
     }
     let keep = libc::ST_NOSUID
@@ -286,7 +286,7 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
             steps.extend(protect_steps(ws, &cfg.protect, &mut made, &mut notes)?);
             sb.placeholders
                 .lock()
-                .unwrap_or_else(|p| p.into_inner())
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .extend(made);
         }
         if git {
@@ -475,7 +475,7 @@ fn root_placeholder(sb: &Sandbox, notes: &mut Vec<String>) {
         Ok(()) => sb
             .placeholders
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(dot),
         Err(e) => notes.push(format!(
             ".git is not protected: cannot create its placeholder: {e}"

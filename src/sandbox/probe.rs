@@ -60,7 +60,7 @@ fn forced() -> BTreeSet<String> {
     if v == "1" || v.eq_ignore_ascii_case("all") {
         return ["landlock", "userns", "mountns", "netns", "pidns"]
             .iter()
-            .map(|s| s.to_string())
+            .map(std::string::ToString::to_string)
             .collect();
     }
     v.split(',').map(|s| s.trim().to_lowercase()).collect()
@@ -271,7 +271,7 @@ pub(super) fn run_forked(steps: &Steps) -> Result<(), (Option<usize>, io::Error)
     let mut status = 0;
     loop {
         // SAFETY: waiting for our own child.
-        let got = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let got = unsafe { libc::waitpid(pid, &raw mut status, 0) };
         if got == pid {
             break;
         }

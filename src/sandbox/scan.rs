@@ -59,7 +59,7 @@ fn is_overlay(p: &Path) -> bool {
     // SAFETY: statfs is plain old data; all zeroes is a valid value.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     // SAFETY: `c` is NUL-terminated and `st` is a valid, writable statfs.
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+    if unsafe { libc::statfs(c.as_ptr(), &raw mut st) } != 0 {
         return true;
     }
     st.f_type as i64 == OVERLAYFS_MAGIC

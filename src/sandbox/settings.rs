@@ -106,7 +106,7 @@ pub const DEFAULT_PROTECT: &[&str] = &[".airlock.toml"];
 pub const DEFAULT_DENY_READ: &[&str] = &["~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud"];
 
 fn strings(v: &[&str]) -> Vec<String> {
-    v.iter().map(|s| s.to_string()).collect()
+    v.iter().map(std::string::ToString::to_string).collect()
 }
 
 impl Default for SandboxConfig {

@@ -175,7 +175,7 @@ impl Supervisor {
     pub fn agent_connected(&self, name: Option<&str>, version: Option<&str>) -> AgentInfo {
         let id = self.next_agent.fetch_add(1, Ordering::Relaxed);
         let name = name
-            .map(|n| n.trim())
+            .map(str::trim)
             .filter(|n| !n.is_empty())
             .map(|n| excerpt(n, 64))
             .unwrap_or_else(|| format!("agent-{id}"));

@@ -98,10 +98,10 @@ impl Supervisor {
                         Decision::deny(DecidedBy::ConfirmerFailed, None)
                     }
                 },
-                _ = cancel.cancelled() => break cancelled(),
-                _ = gone.cancelled() => break cancelled(),
-                _ = self.shutdown.cancelled() => break Decision::deny(DecidedBy::Shutdown, None),
-                _ = sleep_until(deadline) => break Decision::deny(DecidedBy::Timeout, None),
+                () = cancel.cancelled() => break cancelled(),
+                () = gone.cancelled() => break cancelled(),
+                () = self.shutdown.cancelled() => break Decision::deny(DecidedBy::Shutdown, None),
+                () = sleep_until(deadline) => break Decision::deny(DecidedBy::Timeout, None),
                 _ = tick.tick() => {
                     if let Some(hook) = &on_wait {
                         hook(waited_since.elapsed().as_secs());

@@ -196,9 +196,9 @@ fn link(
         let (m, d, g) = (merged.clone(), done.clone(), gone.clone());
         tokio::spawn(async move {
             tokio::select! {
-                _ = g.cancelled() => m.cancel(),
-                _ = d.cancelled() => {}
-                _ = m.cancelled() => {}
+                () = g.cancelled() => m.cancel(),
+                () = d.cancelled() => {}
+                () = m.cancelled() => {}
             }
         });
     }

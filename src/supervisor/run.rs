@@ -17,7 +17,7 @@ fn output_events(events: &EventBus, id: CallId) -> OutputSink {
         events.emit(Event::CallOutput {
             id,
             chunk: chunk.to_vec(),
-        })
+        });
     })
 }
 
@@ -56,7 +56,7 @@ impl Supervisor {
         }
         let (out, outcome) = tokio::select! {
             out = run => { let o = Outcome::of_run(out.is_error); (out, o) }
-            _ = tokio::time::sleep(timeout) => {
+            () = tokio::time::sleep(timeout) => {
                 run_cancel.cancel();
                 let text = format!(
                     "timed out after {} s (limits.timeout_secs); nothing was changed",
@@ -64,8 +64,8 @@ impl Supervisor {
                 );
                 (ToolOutput::error(text), Outcome::Error)
             }
-            _ = cancel.cancelled() => (ToolOutput::error("cancelled by the agent"), Outcome::Cancelled),
-            _ = self.shutdown.cancelled() => {
+            () = cancel.cancelled() => (ToolOutput::error("cancelled by the agent"), Outcome::Cancelled),
+            () = self.shutdown.cancelled() => {
                 run_cancel.cancel();
                 let text = "the airlock supervisor closed while the call ran";
                 (ToolOutput::error(text), Outcome::Cancelled)

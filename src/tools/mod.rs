@@ -108,7 +108,7 @@ impl OutputSink {
 
     /// Send one chunk.
     pub fn send(&self, chunk: &[u8]) {
-        (self.0)(chunk)
+        (self.0)(chunk);
     }
 }
 

@@ -76,7 +76,7 @@ impl Confirmer for TuiConfirmer {
                 Ok(decision) => decision,
                 Err(_) => Decision::deny(DecidedBy::ConfirmerFailed, None),
             },
-            _ = cancel.cancelled() => Decision::deny(DecidedBy::Cancelled, None),
+            () = cancel.cancelled() => Decision::deny(DecidedBy::Cancelled, None),
         }
     }
 

@@ -207,7 +207,7 @@ impl Loop {
             }
             let tick = self.app.tick_interval();
             let msg = tokio::select! {
-                _ = stop.cancelled() => return Ok("the supervisor stopped".into()),
+                () = stop.cancelled() => return Ok("the supervisor stopped".into()),
                 ev = input.next() => match ev {
                     Some(Ok(ev)) => match term_msg(ev) {
                         Some(m) => m,
@@ -220,7 +220,7 @@ impl Loop {
                     Some(m) => m,
                     None => return Ok("the supervisor stopped".into()),
                 },
-                _ = tokio::time::sleep(tick.unwrap_or(Duration::MAX)), if tick.is_some() => Msg::Tick,
+                () = tokio::time::sleep(tick.unwrap_or(Duration::MAX)), if tick.is_some() => Msg::Tick,
             };
             self.app.now = Utc::now();
             let mut effects = self.app.update(msg);

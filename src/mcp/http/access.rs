@@ -182,7 +182,7 @@ impl Access {
         }
         let bearer = headers
             .get(header::AUTHORIZATION)
-            .map(|v| v.as_bytes())
+            .map(http::HeaderValue::as_bytes)
             .map(|v| strip_bearer(v).unwrap_or(b"\0not a bearer token"));
         let given: Vec<&[u8]> = in_path
             .map(str::as_bytes)

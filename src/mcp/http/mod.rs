@@ -205,8 +205,8 @@ impl HttpServer {
                 let every = (idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(30));
                 loop {
                     tokio::select! {
-                        _ = tokio::time::sleep(every) => pool.expire(&sup, idle),
-                        _ = stop.cancelled() => break,
+                        () = tokio::time::sleep(every) => pool.expire(&sup, idle),
+                        () = stop.cancelled() => break,
                     }
                 }
             })
@@ -219,7 +219,7 @@ impl HttpServer {
                     Ok(p) => p,
                     Err(_) => break,
                 },
-                _ = stop.cancelled() => break,
+                () = stop.cancelled() => break,
             };
             let (stream, _peer) = tokio::select! {
                 accepted = self.listener.accept() => match accepted {
@@ -230,7 +230,7 @@ impl HttpServer {
                         continue;
                     }
                 },
-                _ = stop.cancelled() => break,
+                () = stop.cancelled() => break,
             };
             let state = state.clone();
             let stop = stop.clone();
@@ -278,7 +278,7 @@ async fn serve_connection(
                 tracing::debug!("HTTP connection ended: {e}");
             }
         }
-        _ = stop.cancelled() => {
+        () = stop.cancelled() => {
             conn.as_mut().graceful_shutdown();
             let _ = tokio::time::timeout(DRAIN, conn).await;
         }
@@ -305,7 +305,7 @@ pub async fn serve_headless(
     let reason = tokio::select! {
         _ = term.recv() => "signal SIGTERM",
         _ = int.recv() => "signal SIGINT",
-        _ = shutdown.cancelled() => "shutdown",
+        () = shutdown.cancelled() => "shutdown",
     };
     tracing::info!(reason, "HTTP server stopping");
     stop.cancel();

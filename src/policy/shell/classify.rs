@@ -37,12 +37,11 @@ impl Walker {
     /// Classifies one word as written (`ast::Word::value`).
     pub(super) fn classify_word(&mut self, raw: &str) -> WordClass {
         let mut acc = Acc::default();
-        match parse_word(raw) {
-            Some(pieces) => self.pieces(&pieces, false, &mut acc),
-            None => {
-                acc.expanded = true;
-                acc.hazards.push(Hazard::Unparseable(raw.to_owned()));
-            }
+        if let Some(pieces) = parse_word(raw) {
+            self.pieces(&pieces, false, &mut acc)
+        } else {
+            acc.expanded = true;
+            acc.hazards.push(Hazard::Unparseable(raw.to_owned()));
         }
         if has_glob(&acc.shape, &acc.text) || has_brace_expansion(&acc.shape) {
             acc.expanded = true;

@@ -148,7 +148,7 @@ impl Walker {
                         self.code_variable(var, Some(value));
                     }
                     Word::Expanded(w) => {
-                        self.dynamic(format!("{name} of an expanded word (`{w}`)"))
+                        self.dynamic(format!("{name} of an expanded word (`{w}`)"));
                     }
                 }
             }
@@ -172,7 +172,7 @@ impl Walker {
                             self.nested_source(code);
                         }
                         Some(Word::Expanded(_)) => {
-                            self.dynamic("trap of code that is not literal".into())
+                            self.dynamic("trap of code that is not literal".into());
                         }
                         None => {}
                     }
@@ -345,7 +345,7 @@ impl Walker {
                     };
                     match words[0].literal() {
                         Some(w) if w.contains("{}") => {
-                            self.dynamic("find -exec with a file name as the program".into())
+                            self.dynamic("find -exec with a file name as the program".into());
                         }
                         Some(_) => self.special(words, &mut cmd.hazards, true),
                         None => {}

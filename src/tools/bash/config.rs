@@ -36,7 +36,7 @@ impl Default for BashConfig {
                 "*CREDENTIAL*",
             ]
             .iter()
-            .map(|s| s.to_string())
+            .map(std::string::ToString::to_string)
             .collect(),
             env_allow: Vec::new(),
             auto_approve_read_only: false,

@@ -257,7 +257,7 @@ pub struct ExitCell {
 impl ExitCell {
     /// The raw wait status, once the shell was reaped.
     pub fn status(&self) -> Option<i32> {
-        self.status.lock().map(|s| *s).unwrap_or(None)
+        self.status.lock().map_or(None, |s| *s)
     }
 }
 
@@ -272,7 +272,7 @@ pub fn spawn_reaper(pid: i32) -> io::Result<Arc<ExitCell>> {
             let mut status = 0;
             loop {
                 // SAFETY: waiting for our own child.
-                let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+                let r = unsafe { libc::waitpid(pid, &raw mut status, 0) };
                 if r == pid {
                     break;
                 }

@@ -69,7 +69,10 @@ impl Pool {
     }
 
     fn slot(&self, agent: u64) -> Arc<Slot> {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slots = self
+            .slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         slots
             .entry(agent)
             .or_insert_with(|| {
@@ -84,7 +87,10 @@ impl Pool {
 
     /// Number of agents with a live shell (for tests and diagnostics).
     pub fn live_shells(&self) -> Vec<i32> {
-        let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let slots = self
+            .slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         slots
             .values()
             .map(|s| s.pid.load(Ordering::SeqCst))
@@ -104,8 +110,8 @@ impl Pool {
         let slot = self.slot(agent);
         let mut guard = tokio::select! {
             g = slot.shell.lock() => g,
-            _ = cancel.cancelled() => return Ok(PoolOutcome::CancelledBeforeStart),
-            _ = slot.closed.cancelled() => return Ok(PoolOutcome::CancelledBeforeStart),
+            () = cancel.cancelled() => return Ok(PoolOutcome::CancelledBeforeStart),
+            () = slot.closed.cancelled() => return Ok(PoolOutcome::CancelledBeforeStart),
         };
         if req.restart {
             if let Some(mut old) = guard.take() {
@@ -132,8 +138,8 @@ impl Pool {
         }
         let stop = async {
             tokio::select! {
-                _ = cancel.cancelled() => {}
-                _ = slot.closed.cancelled() => {}
+                () = cancel.cancelled() => {}
+                () = slot.closed.cancelled() => {}
             }
         };
         let outcome = shell.run(command, req.timeout, stop, on_output).await?;
@@ -151,7 +157,10 @@ impl Pool {
     /// End `agent`'s shell and everything it started, now.
     pub fn close(&self, agent: u64) {
         let slot = {
-            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            let mut slots = self
+                .slots
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             slots.remove(&agent)
         };
         if let Some(slot) = slot {
@@ -162,7 +171,10 @@ impl Pool {
     /// End every shell, now.
     pub fn close_all(&self) {
         let all: Vec<Arc<Slot>> = {
-            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            let mut slots = self
+                .slots
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             slots.drain().map(|(_, s)| s).collect()
         };
         for slot in all {

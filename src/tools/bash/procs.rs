@@ -56,7 +56,7 @@ pub fn all() -> Vec<ProcStat> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    dir.filter_map(|e| e.ok())
+    dir.filter_map(std::result::Result::ok)
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter_map(stat)
         .collect()

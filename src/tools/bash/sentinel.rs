@@ -115,23 +115,20 @@ impl Scanner {
         self.pending.extend_from_slice(data);
         loop {
             if !self.in_sentinel {
-                match find(&self.pending, &self.start) {
-                    Some(i) => {
-                        if i > 0 {
-                            out(&self.pending[..i]);
-                        }
-                        self.pending.drain(..i + self.start.len());
-                        self.in_sentinel = true;
+                if let Some(i) = find(&self.pending, &self.start) {
+                    if i > 0 {
+                        out(&self.pending[..i]);
                     }
-                    None => {
-                        let keep = partial_suffix(&self.pending, &self.start);
-                        let emit = self.pending.len() - keep;
-                        if emit > 0 {
-                            out(&self.pending[..emit]);
-                            self.pending.drain(..emit);
-                        }
-                        return None;
+                    self.pending.drain(..i + self.start.len());
+                    self.in_sentinel = true;
+                } else {
+                    let keep = partial_suffix(&self.pending, &self.start);
+                    let emit = self.pending.len() - keep;
+                    if emit > 0 {
+                        out(&self.pending[..emit]);
+                        self.pending.drain(..emit);
                     }
+                    return None;
                 }
             }
             match find(&self.pending, &self.end) {

@@ -306,9 +306,9 @@ impl Shell {
                     // The terminal closed: the shell is gone.
                     None => ending = Some(self.exited().await),
                 },
-                _ = exit.notify.notified() => ending = Some(self.exited().await),
-                _ = tokio::time::sleep_until(deadline) => ending = Some(Ending::TimedOut),
-                _ = &mut stop => ending = Some(Ending::Cancelled),
+                () = exit.notify.notified() => ending = Some(self.exited().await),
+                () = tokio::time::sleep_until(deadline) => ending = Some(Ending::TimedOut),
+                () = &mut stop => ending = Some(Ending::Cancelled),
             }
         }
         let ending = ending.unwrap_or(Ending::Cancelled);
@@ -322,7 +322,7 @@ impl Shell {
                         Some(c) => { scanner.feed(&c, &mut emit); }
                         None => break,
                     },
-                    _ = tokio::time::sleep_until(until) => break,
+                    () = tokio::time::sleep_until(until) => break,
                 }
             }
             scanner.flush(&mut emit);

@@ -121,12 +121,9 @@ impl NameGlob {
     pub fn is_match(&self, base: &std::path::Path, path: &std::path::Path) -> bool {
         if self.on_path {
             path.strip_prefix(base)
-                .map(|rel| self.matcher.is_match(rel))
-                .unwrap_or(false)
+                .is_ok_and(|rel| self.matcher.is_match(rel))
         } else {
-            path.file_name()
-                .map(|n| self.matcher.is_match(n))
-                .unwrap_or(false)
+            path.file_name().is_some_and(|n| self.matcher.is_match(n))
         }
     }
 }

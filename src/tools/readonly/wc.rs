@@ -63,7 +63,7 @@ impl Tool for Wc {
 fn count(bytes: &[u8]) -> (u64, u64) {
     let lines = bytes.iter().filter(|b| **b == b'\n').count() as u64;
     let words = bytes
-        .split(|b| b.is_ascii_whitespace())
+        .split(u8::is_ascii_whitespace)
         .filter(|w| !w.is_empty())
         .count() as u64;
     (lines, words)

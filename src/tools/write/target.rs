@@ -45,8 +45,7 @@ pub fn resolve(scope: &Scope, path: &str) -> Result<Target, ScopeError> {
             let canon = std::fs::canonicalize(&ancestor).map_err(|e| io(path, &e))?;
             if !canon.is_dir() {
                 let kind = std::fs::metadata(&canon)
-                    .map(|m| FileKind::of(&m).as_str().to_string())
-                    .unwrap_or_else(|_| "file".into());
+                    .map_or_else(|_| "file".into(), |m| FileKind::of(&m).as_str().to_string());
                 return Err(ScopeError::NotADirectory {
                     path: scope.display(&canon),
                     kind,
@@ -92,7 +91,7 @@ fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
         return Ok(());
     };
     scope.check_excluded(shown, p)?;
-    let first = rel.components().next().map(|c| c.as_os_str());
+    let first = rel.components().next().map(std::path::Component::as_os_str);
     let in_git = rel.components().any(|c| c.as_os_str() == ".git");
     let is_project_config = root == scope.workspace()
         && first.is_some_and(|f| f == PROJECT_CONFIG)
@@ -103,7 +102,7 @@ fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
             pattern: if in_git {
                 ".git (protected)".into()
             } else {
-                format!("{} (protected)", PROJECT_CONFIG)
+                format!("{PROJECT_CONFIG} (protected)")
             },
         });
     }

@@ -31,13 +31,13 @@ pub fn draw(f: &mut Frame, app: &App) {
                     help::KEY_GUARD_NOTE,
                     app.header.socket.display()
                 );
-                help::draw(f, HELP, Some(&note))
+                help::draw(f, HELP, Some(&note));
             }
         },
         Some(Overlay::Grants { selected }) => grants::draw(f, &app.grants_view(selected)),
         Some(Overlay::QuitConfirm) => {
             let (waiting, running) = app.open_calls();
-            grants::draw_quit(f, waiting, running)
+            grants::draw_quit(f, waiting, running);
         }
         None => {}
     }

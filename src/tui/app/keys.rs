@@ -257,7 +257,7 @@ impl App {
             (_, Action::Grants) => self.overlay = Some(Overlay::Grants { selected: 0 }),
             (_, Action::Quit) => self.ask_to_quit(fx),
             (Step::Choose, Action::Approve) => {
-                self.respond(id, Decision::approve(ApprovedBy::User), fx)
+                self.respond(id, Decision::approve(ApprovedBy::User), fx);
             }
             (Step::Choose, Action::Session | Action::Always) if n_choices == 0 => {
                 self.notice("nothing to grant for this call; approve it once with y".into());

@@ -148,7 +148,7 @@ impl App {
                 {
                     live.shell_cwd.insert(row.info.agent.id, cwd.to_string());
                 }
-                self.calls.finished(id, outcome)
+                self.calls.finished(id, outcome);
             }
         }
     }

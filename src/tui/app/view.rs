@@ -90,7 +90,9 @@ impl App {
         let selected = self.audit_view.selection(first, end);
         let height = layout::body(area).height as usize;
         let (start, stop) = self.audit_view.window(first, end, height);
-        let bad_line = self.review().and_then(|r| r.bad_line());
+        let bad_line = self
+            .review()
+            .and_then(super::super::review::Review::bad_line);
         let focused = self.focused(Focus::Audit);
         let rows = (start..stop)
             .filter_map(|pos| Some((pos, self.audit_line(pos)?)))

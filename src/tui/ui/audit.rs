@@ -62,9 +62,10 @@ pub fn draw(f: &mut Frame, pane: &AuditPane, area: Rect) {
             let a = &r.line;
             let head = format!("{:>4} {} {:<KIND$} ", r.number, a.time, fit(&a.kind, KIND));
             let room = width.saturating_sub(head.chars().count());
-            let style = match r.broken {
-                true => theme::error().add_modifier(Modifier::REVERSED),
-                false => tone(a.tone),
+            let style = if r.broken {
+                theme::error().add_modifier(Modifier::REVERSED)
+            } else {
+                tone(a.tone)
             };
             let line = Line::from(vec![
                 Span::styled(head, theme::dim()),

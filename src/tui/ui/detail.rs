@@ -255,8 +255,7 @@ fn result(row: &CallRow, pane: &DetailPane, out: &mut Vec<Line<'static>>) {
     if row.status == CallStatus::Running {
         let elapsed = row
             .started_at
-            .map(|s| (pane.now - s).num_milliseconds().max(0) as u64)
-            .unwrap_or(0);
+            .map_or(0, |s| (pane.now - s).num_milliseconds().max(0) as u64);
         out.push(Line::from(vec![
             Span::styled(
                 format!("── output {} ", theme::spinner(pane.now)),
@@ -276,7 +275,10 @@ fn result(row: &CallRow, pane: &DetailPane, out: &mut Vec<Line<'static>>) {
     }
     let Some(o) = &row.outcome else {
         if row.status == CallStatus::Unfinished
-            && row.decision.as_ref().is_some_and(|d| d.is_approved())
+            && row
+                .decision
+                .as_ref()
+                .is_some_and(crate::call::Decision::is_approved)
         {
             let (icon, style) = theme::status(row.status, pane.now);
             out.push(Line::styled(

@@ -25,7 +25,7 @@ pub fn draw(f: &mut Frame, table: &[(&str, &[(&str, &str)])], note: Option<&str>
             section.to_string(),
             Style::default().add_modifier(Modifier::BOLD),
         ));
-        for (k, what) in keys.iter() {
+        for (k, what) in *keys {
             lines.push(Line::from(vec![
                 Span::styled(format!("  {k:<keys_w$}"), theme::key()),
                 Span::raw(what.to_string()),

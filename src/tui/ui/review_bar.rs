@@ -185,7 +185,9 @@ fn field(input: &TextInput) -> Vec<Span<'static>> {
     let text: Vec<char> = input.text().chars().collect();
     let at = input.cursor().min(text.len());
     let before: String = text[..at].iter().collect();
-    let cursor: String = text.get(at).map_or(" ".into(), |c| c.to_string());
+    let cursor: String = text
+        .get(at)
+        .map_or(" ".into(), std::string::ToString::to_string);
     let after: String = text
         .get(at + 1..)
         .map_or(String::new(), |t| t.iter().collect());

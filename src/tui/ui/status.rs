@@ -121,7 +121,7 @@ pub fn draw(f: &mut Frame, app: &StatusBar, area: Rect) {
         _ => app
             .agents
             .iter()
-            .map(|a| a.display_name())
+            .map(AgentInfo::display_name)
             .collect::<Vec<_>>()
             .join(", "),
     };
