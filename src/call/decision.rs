@@ -1,6 +1,7 @@
 //! Decisions about calls, with who made them.
 
 use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
 
 use super::outcome::Outcome;
 
@@ -269,7 +270,7 @@ impl Decision {
         };
         let mut s = format!("{verb} {who}");
         if let Some(r) = self.reason().filter(|r| !r.is_empty()) {
-            s.push_str(&format!(": {r}"));
+            let _ = write!(s, ": {r}");
         }
         s
     }

@@ -2,6 +2,7 @@
 //! tool, arguments in short, the decision and who made it, the outcome and
 //! duration — with an indented line for a reason, an error or a change.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use serde_json::Value;
@@ -167,26 +168,28 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
     // the whole of it follows; after an edit, what the agent proposed.
     if let Some(cmd) = &command {
         if summary.chars().count() > SUMMARY_W {
-            line.push_str(&format!("\n{:>17}$ {summary}", ""));
+            let _ = write!(line, "\n{:>17}$ {summary}", "");
         }
         if let Some(p) = &cmd.proposed {
             let p = crate::report::visible::one_line(p);
-            line.push_str(&format!(
+            let _ = write!(
+                line,
                 "\n{:>17}{}",
                 "",
                 style.paint(
                     Paint::Dim,
                     &format!("edited by you; the agent proposed: {p}")
                 )
-            ));
+            );
         }
     }
     if let Some(detail) = detail(c) {
-        line.push_str(&format!(
+        let _ = write!(
+            line,
             "\n{:>17}{}",
             "",
             style.paint(Paint::Dim, &fit(&detail, DETAIL_W, false))
-        ));
+        );
     }
     line
 }
@@ -304,7 +307,7 @@ pub fn who(d: &Decision, workspace: Option<&str>) -> String {
         if d.is_approved() {
             s.push_str(" after an edit");
         } else {
-            s.push_str(&format!(" (your edit, not run: {cmd})"));
+            let _ = write!(s, " (your edit, not run: {cmd})");
         }
     }
     s

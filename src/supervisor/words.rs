@@ -3,6 +3,7 @@
 //! summaries, the notice after an edit, the output cap.
 
 use serde_json::Value;
+use std::fmt::Write as _;
 
 use crate::audit::excerpt;
 use crate::call::{DecidedBy, Decision};
@@ -46,7 +47,9 @@ pub(super) fn one_line(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
             c => out.push(c),
         }
     }

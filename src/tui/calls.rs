@@ -3,6 +3,7 @@
 //! trail keeps them all).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
 
@@ -289,9 +290,7 @@ impl CallStore {
         if outcome.text.len() > RESULT_BYTES {
             let more = outcome.text.len() - RESULT_BYTES;
             outcome.text = crate::audit::excerpt(&outcome.text, RESULT_BYTES);
-            outcome
-                .text
-                .push_str(&format!("\n[{more} more bytes not shown]"));
+            let _ = write!(outcome.text, "\n[{more} more bytes not shown]");
         }
         let status = CallStatus::from_outcome(outcome.status);
         if let Some(row) = self.row_mut(id) {

@@ -4,6 +4,7 @@
 //! Nothing here parses untyped JSON: a line is read as an
 //! [`AuditEvent`] or shown as not understood.
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use chrono::{DateTime, FixedOffset, Utc};
@@ -143,13 +144,13 @@ fn decided(id: crate::call::CallId, d: &crate::call::Decision) -> (String, Tone)
     if let DecidedBy::Rule { rule, .. } | DecidedBy::Grant { rule } = &by
         && !rule.is_empty()
     {
-        t.push_str(&format!(" {rule}"));
+        let _ = write!(t, " {rule}");
     }
     if let Some(cmd) = d.edited_command().filter(|c| !c.is_empty()) {
-        t.push_str(&format!(", edited to: {}", one_line(cmd)));
+        let _ = write!(t, ", edited to: {}", one_line(cmd));
     }
     if let Some(r) = d.reason().filter(|r| !r.is_empty()) {
-        t.push_str(&format!(": {r}"));
+        let _ = write!(t, ": {r}");
     }
     (t, tone)
 }

@@ -1,6 +1,7 @@
 //! `stat`: type, size, permissions and modification time of a path; a
 //! symlink is shown as a symlink (its target must be in scope too).
 
+use std::fmt::Write as _;
 use std::fs::Metadata;
 use std::os::unix::fs::PermissionsExt;
 
@@ -185,18 +186,19 @@ fn stat(path: &str, ctx: &RunContext) -> ToolOutput {
         // Shown only when it stays in scope (the resolved target is
         // checked already; the text as stored may name more).
         let t = ctx.scope.link_target(&l.location).display();
-        text.push_str(&format!("target: {}\n", text::escape(&t)));
+        let _ = write!(text, "target: {}\n", text::escape(&t));
         if let Some(k) = target_kind {
-            text.push_str(&format!("target type: {}\n", k.as_str()));
+            let _ = write!(text, "target type: {}\n", k.as_str());
         }
         structured["target"] = json!(t);
         structured["target_type"] = json!(target_kind);
     }
-    text.push_str(&format!(
+    let _ = write!(
+        text,
         "size: {} bytes\npermissions: {octal} ({rwx})\nmodified: {}\n",
         l.meta.len(),
         when.as_deref().unwrap_or("unknown")
-    ));
+    );
     ToolOutput::ok(text).with_structured(structured)
 }
 

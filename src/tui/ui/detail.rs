@@ -8,6 +8,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use serde_json::Value;
+use std::fmt::Write as _;
 
 use super::{diff, pane_title, theme, wrap};
 use crate::call::{DecidedBy, Decision};
@@ -232,7 +233,7 @@ fn decision(row: &CallRow, pane: &DetailPane, out: &mut Vec<Line<'static>>) {
                         | DecidedBy::ConfirmerFailed
                 ) {
                     let ms = (at - r.requested.1).num_milliseconds().max(0) as u64;
-                    when.push_str(&format!(", {} after the request", theme::duration_ms(ms)));
+                    let _ = write!(when, ", {} after the request", theme::duration_ms(ms));
                 }
                 out.push(Line::styled(when, theme::dim()));
             }
@@ -302,7 +303,7 @@ fn result(row: &CallRow, pane: &DetailPane, out: &mut Vec<Line<'static>>) {
     if let Some(r) = &row.recorded
         && r.output_bytes > o.text.len()
     {
-        head.push_str(&format!(" · the first part of {} bytes", r.output_bytes));
+        let _ = write!(head, " · the first part of {} bytes", r.output_bytes);
     }
     out.push(Line::styled(head, style));
     for l in o.text.lines() {
@@ -315,10 +316,10 @@ fn trail(row: &CallRow, out: &mut Vec<Line<'static>>) {
     let Some(r) = &row.recorded else { return };
     let mut text = format!("── trail: line {} request", r.requested.0);
     if let Some((line, _)) = r.decided {
-        text.push_str(&format!(", {line} decision"));
+        let _ = write!(text, ", {line} decision");
     }
     if let Some((line, _)) = r.finished {
-        text.push_str(&format!(", {line} result"));
+        let _ = write!(text, ", {line} result");
     }
     out.push(Line::styled(text, theme::dim()));
 }

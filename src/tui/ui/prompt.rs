@@ -8,6 +8,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use std::fmt::Write as _;
 
 use super::{diff, theme, wrap};
 use chrono::{DateTime, Utc};
@@ -175,12 +176,13 @@ fn waited(app: &PromptPane, p: &PendingPrompt) -> String {
     if let Some(limit) = app.gives_up_after {
         let name = p.call.agent.display_name();
         if secs < limit {
-            s.push_str(&format!(
+            let _ = write!(
+                s,
                 " · {name} gives up in {}",
                 theme::countdown(limit - secs)
-            ));
+            );
         } else {
-            s.push_str(&format!(" · {name} may have given up"));
+            let _ = write!(s, " · {name} may have given up");
         }
     }
     s
