@@ -81,8 +81,9 @@ impl TrailRecord {
     pub fn call_id(&self) -> Option<CallId> {
         match &self.body {
             RecordBody::Event(AuditEvent::CallRequested { call }) => Some(call.id),
-            RecordBody::Event(AuditEvent::CallDecided { call_id, .. })
-            | RecordBody::Event(AuditEvent::CallFinished { call_id, .. }) => Some(*call_id),
+            RecordBody::Event(
+                AuditEvent::CallDecided { call_id, .. } | AuditEvent::CallFinished { call_id, .. },
+            ) => Some(*call_id),
             RecordBody::Event(_) => None,
             RecordBody::Unknown { call_id, .. } => *call_id,
         }

@@ -203,7 +203,7 @@ impl CallEntry {
         if let Some(w) = f.wait_ms {
             return Some((w, f.run_ms));
         }
-        let ms = |d: chrono::Duration| d.num_milliseconds().max(0) as u64;
+        let ms = |d: chrono::Duration| d.num_milliseconds().max(0).cast_unsigned();
         let Some(d) = &self.decided else {
             return Some((f.duration_ms, None));
         };
@@ -532,7 +532,7 @@ impl Timeline {
         let (mut calls, mut events) = (self.calls.iter().peekable(), self.events.iter().peekable());
         std::iter::from_fn(move || match (calls.peek(), events.peek()) {
             (Some(c), Some(e)) if c.requested.seq < e.at.seq => calls.next().map(Entry::Call),
-            (Some(_), Some(_)) | (None, Some(_)) => events.next().map(Entry::Event),
+            (Some(_) | None, Some(_)) => events.next().map(Entry::Event),
             (Some(_), None) => calls.next().map(Entry::Call),
             (None, None) => None,
         })

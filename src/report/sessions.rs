@@ -64,7 +64,9 @@ impl SessionRow {
         row.workspace = t.session.as_ref().map(|s| s.workspace.clone());
         row.agents = t.agents.iter().map(|a| a.info.name.clone()).collect();
         row.agents.dedup();
-        row.duration_ms = t.duration().map(|d| d.num_milliseconds().max(0) as u64);
+        row.duration_ms = t
+            .duration()
+            .map(|d| d.num_milliseconds().max(0).cast_unsigned());
         row.ended = t.ended.is_some();
         row.counts = t.counts();
         if t.records == 0 {

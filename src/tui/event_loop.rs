@@ -364,7 +364,7 @@ impl Link {
         while !open.is_empty() {
             match tokio::time::timeout_at(deadline, self.bus.recv()).await {
                 Ok(Ok(Event::CallFinished { id, .. })) => open.retain(|&x| x != id),
-                Ok(Ok(_)) | Ok(Err(RecvError::Lagged(_))) => {}
+                Ok(Ok(_) | Err(RecvError::Lagged(_))) => {}
                 Ok(Err(RecvError::Closed)) | Err(_) => break,
             }
         }

@@ -190,20 +190,18 @@ pub fn action(ctx: Context, key: KeyEvent) -> Option<Action> {
             _ => Some(Action::Type(key)),
         },
         Context::Help => match key.code {
-            KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => {
-                Some(Action::Back)
-            }
+            KeyCode::Esc | KeyCode::Char('?' | 'q') | KeyCode::Enter => Some(Action::Back),
             _ if ctrl_c => Some(Action::Back),
             _ => None,
         },
         Context::Grants => match key.code {
-            KeyCode::Esc | KeyCode::Char('r') | KeyCode::Char('q') => Some(Action::Back),
-            KeyCode::Char('d') | KeyCode::Char('x') | KeyCode::Delete => Some(Action::Revoke),
+            KeyCode::Esc | KeyCode::Char('r' | 'q') => Some(Action::Back),
+            KeyCode::Char('d' | 'x') | KeyCode::Delete => Some(Action::Revoke),
             _ if ctrl_c => Some(Action::Back),
             _ => None,
         },
         Context::QuitConfirm => match key.code {
-            KeyCode::Char('y') | KeyCode::Char('q') => Some(Action::Yes),
+            KeyCode::Char('y' | 'q') => Some(Action::Yes),
             KeyCode::Char('n') | KeyCode::Esc => Some(Action::Back),
             _ if ctrl_c => Some(Action::Back),
             _ => None,
@@ -216,8 +214,8 @@ pub fn action(ctx: Context, key: KeyEvent) -> Option<Action> {
             KeyCode::Char('?') => Some(Action::Help),
             KeyCode::Char('q') => Some(Action::Quit),
             KeyCode::Char('/') => Some(Action::Filter),
-            KeyCode::Char('n') | KeyCode::Char(']') => Some(Action::NextProblem),
-            KeyCode::Char('N') | KeyCode::Char('[') => Some(Action::PrevProblem),
+            KeyCode::Char('n' | ']') => Some(Action::NextProblem),
+            KeyCode::Char('N' | '[') => Some(Action::PrevProblem),
             KeyCode::Esc => Some(Action::Back),
             _ => None,
         },

@@ -150,8 +150,8 @@ fn fork_bomb(tokens: &[Tok]) -> bool {
         let mut depth = 0usize;
         for (k, tok) in tokens.iter().enumerate().skip(j) {
             match tok {
-                Tok::Sep("{") | Tok::Sep("(") => depth += 1,
-                Tok::Sep("}") | Tok::Sep(")") => depth = depth.saturating_sub(1),
+                Tok::Sep("{" | "(") => depth += 1,
+                Tok::Sep("}" | ")") => depth = depth.saturating_sub(1),
                 Tok::Word(w) if w == name => {
                     let piped = is(k + 1, "|") && word(k + 2) == Some(name);
                     let backgrounded = is(k + 1, "&");

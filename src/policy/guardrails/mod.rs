@@ -244,7 +244,7 @@ fn approximate(raw: &str) -> String {
 /// where the text continues.
 fn expansion(chars: &[char], i: usize, out: &mut String) -> usize {
     match chars.get(i) {
-        Some('(') | Some('{') => {
+        Some('(' | '{') => {
             let open = chars[i];
             let close = if open == '(' { ')' } else { '}' };
             let mut depth = 0usize;

@@ -275,7 +275,7 @@ impl App {
         let timeout = l.approval_timeout?;
         let p = l.prompts.front()?;
         let left = (p.arrived + timeout) - self.now;
-        Some((left.num_milliseconds().max(0) as u64).div_ceil(1000))
+        Some((left.num_milliseconds().max(0).cast_unsigned()).div_ceil(1000))
     }
 
     /// The absolute position of the selected call.

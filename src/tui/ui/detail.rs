@@ -232,7 +232,10 @@ fn decision(row: &CallRow, pane: &DetailPane, out: &mut Vec<Line<'static>>) {
                         | DecidedBy::Shutdown
                         | DecidedBy::ConfirmerFailed
                 ) {
-                    let ms = (at - r.requested.1).num_milliseconds().max(0) as u64;
+                    let ms = (at - r.requested.1)
+                        .num_milliseconds()
+                        .max(0)
+                        .cast_unsigned();
                     let _ = write!(when, ", {} after the request", theme::duration_ms(ms));
                 }
                 out.push(Line::styled(when, theme::dim()));
@@ -254,9 +257,9 @@ fn decision(row: &CallRow, pane: &DetailPane, out: &mut Vec<Line<'static>>) {
 
 fn result(row: &CallRow, pane: &DetailPane, out: &mut Vec<Line<'static>>) {
     if row.status == CallStatus::Running {
-        let elapsed = row
-            .started_at
-            .map_or(0, |s| (pane.now - s).num_milliseconds().max(0) as u64);
+        let elapsed = row.started_at.map_or(0, |s| {
+            (pane.now - s).num_milliseconds().max(0).cast_unsigned()
+        });
         out.push(Line::from(vec![
             Span::styled(
                 format!("── output {} ", theme::spinner(pane.now)),

@@ -171,7 +171,10 @@ pub fn draw(f: &mut Frame, app: &PromptPane) {
 
 /// "waited 0:18", and when the agent gives up where airlock knows it.
 fn waited(app: &PromptPane, p: &PendingPrompt) -> String {
-    let secs = (app.now - p.call.received_at).num_seconds().max(0) as u64;
+    let secs = (app.now - p.call.received_at)
+        .num_seconds()
+        .max(0)
+        .cast_unsigned();
     let mut s = format!("waited {}", theme::countdown(secs));
     if let Some(limit) = app.gives_up_after {
         let name = p.call.agent.display_name();

@@ -72,7 +72,7 @@ fn session_line(app: &ReviewBar, r: &Review) -> Line<'static> {
         spans.push(Span::styled(format!("· {at} "), theme::dim()));
     }
     if let Some(d) = t.duration() {
-        let ms = d.num_milliseconds().max(0) as u64;
+        let ms = d.num_milliseconds().max(0).cast_unsigned();
         spans.push(Span::styled(
             format!("· {} ", human_duration_ms(ms)),
             theme::dim(),
