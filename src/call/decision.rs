@@ -214,6 +214,7 @@ impl Decision {
     }
 
     /// This decision with the human's edit of the command kept on it.
+    #[must_use]
     pub fn with_edited_command(mut self, command: String) -> Self {
         match &mut self {
             Self::Approved { edited_command, .. } | Self::Refused { edited_command, .. } => {

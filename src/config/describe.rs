@@ -13,8 +13,8 @@ pub fn describe(loaded: &LoadedConfig) -> String {
     for s in &loaded.sources {
         let _ = writeln!(out, "#   {}", s.path.display());
     }
-    let effective =
-        toml::Value::try_from(&loaded.config).unwrap_or(toml::Value::Table(Default::default()));
+    let effective = toml::Value::try_from(&loaded.config)
+        .unwrap_or(toml::Value::Table(toml::map::Map::default()));
     let mut flat = Vec::new();
     flatten("", &effective, &mut flat);
     let width = flat

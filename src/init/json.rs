@@ -84,7 +84,7 @@ impl Document for JsonDoc {
         let mut created = None;
         let obj = self.object_at_or_create(parents, &mut created)?;
         if let Some(prop) = obj.get(last) {
-            prop.set_value(input(value))
+            prop.set_value(input(value));
         } else {
             created.get_or_insert(parents.len());
             obj.append(last, input(value));

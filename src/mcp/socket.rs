@@ -250,7 +250,7 @@ fn clear_stale(socket: &Path, workspace: &Path) -> Result<(), SocketError> {
     if !meta.file_type().is_socket() {
         return Err(SocketError::NotASocket(socket.to_path_buf()));
     }
-    if let Ok(_) = std::os::unix::net::UnixStream::connect(socket) {
+    if std::os::unix::net::UnixStream::connect(socket).is_ok() {
         Err(SocketError::AlreadyRunning {
             workspace: workspace.to_path_buf(),
             socket: socket.to_path_buf(),

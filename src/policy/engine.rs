@@ -65,6 +65,7 @@ impl Policy {
     }
 
     /// Known-safe commands must not name excluded files (`cat .env`).
+    #[must_use]
     pub fn with_exclusions(mut self, exclusions: Exclusions) -> Self {
         self.exclusions = Some(exclusions);
         self

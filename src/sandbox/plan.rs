@@ -226,7 +226,7 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
             tracing::debug!(
                 entries = s.entries,
                 dirs = s.dirs,
-                ms = started.elapsed().as_millis() as u64,
+                ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                 "sandbox: workspace walked"
             );
             if s.cut {

@@ -107,12 +107,13 @@ impl Supervisor {
     /// Record how call `id` ended (`call_finished`) and announce it. A
     /// failure to write is logged: nothing can be stopped any more.
     pub fn record_result(&self, id: CallId, r: CallResult<'_>) {
-        let duration_ms = r.arrived.elapsed().as_millis() as u64;
-        let wait_ms = Some(
-            r.ran
-                .map_or(duration_ms, |t| (t - r.arrived).as_millis() as u64),
-        );
-        let run_ms = r.ran.map(|t| t.elapsed().as_millis() as u64);
+        let duration_ms = u64::try_from(r.arrived.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let wait_ms = Some(r.ran.map_or(duration_ms, |t| {
+            u64::try_from((t - r.arrived).as_millis()).unwrap_or(u64::MAX)
+        }));
+        let run_ms = r
+            .ran
+            .map(|t| u64::try_from(t.elapsed().as_millis()).unwrap_or(u64::MAX));
         let out = r.out;
         let diff = r.proposal.and_then(|p| p.diff.as_deref());
         self.record(&AuditEvent::CallFinished {

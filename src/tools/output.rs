@@ -37,6 +37,7 @@ impl ToolOutput {
     }
 
     /// Attach structured content.
+    #[must_use]
     pub fn with_structured(mut self, value: Value) -> Self {
         self.structured = Some(value);
         self

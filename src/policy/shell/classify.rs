@@ -38,7 +38,7 @@ impl Walker {
     pub(super) fn classify_word(&mut self, raw: &str) -> WordClass {
         let mut acc = Acc::default();
         if let Some(pieces) = parse_word(raw) {
-            self.pieces(&pieces, false, &mut acc)
+            self.pieces(&pieces, false, &mut acc);
         } else {
             acc.expanded = true;
             acc.hazards.push(Hazard::Unparseable(raw.to_owned()));

@@ -202,7 +202,7 @@ pub fn render(outcome: PoolOutcome, timeout_secs: u64, workspace: &Path) -> Tool
                 timed_out: status == BashStatus::TimedOut,
                 session_restarted: !matches!(outcome.ending, Ending::Finished { .. }),
                 cwd: outcome.cwd.unwrap_or(ws),
-                duration_ms: outcome.duration.as_millis() as u64,
+                duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
             }
             .into_output(is_error)
         }

@@ -160,7 +160,7 @@ fn output_schema() -> Map<String, Value> {
 fn to_tool_error(tool: &str, e: WriteError) -> ToolError {
     match e {
         WriteError::Scope(s) => ToolError::Scope(s),
-        other => failed(tool, other),
+        other @ WriteError::Io { .. } => failed(tool, other),
     }
 }
 
