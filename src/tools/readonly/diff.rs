@@ -78,7 +78,7 @@ impl Tool for Diff {
         Ok(Box::new(DiffCall {
             a: Opened::open(scope, &a.path_a)?,
             b: Opened::open(scope, &a.path_b)?,
-            context: context as usize,
+            context: usize::try_from(context).unwrap_or(usize::MAX),
         }))
     }
 }

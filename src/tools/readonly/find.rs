@@ -151,7 +151,7 @@ impl Tool for Find {
             pattern: a.pattern,
             glob,
             file_type: a.file_type,
-            max_depth: max_depth as usize,
+            max_depth: usize::try_from(max_depth).unwrap_or(usize::MAX),
         }))
     }
 }

@@ -158,7 +158,7 @@ impl Tool for Grep {
             shown: a.path,
             matcher,
             include,
-            max_depth: max_depth as usize,
+            max_depth: usize::try_from(max_depth).unwrap_or(usize::MAX),
             max_results,
             target,
         }))

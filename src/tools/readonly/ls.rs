@@ -91,7 +91,7 @@ impl Tool for Ls {
         Ok(Box::new(LsCall {
             start: Start::resolve(scope, &a.path)?,
             show_hidden: a.show_hidden,
-            depth: depth as usize,
+            depth: usize::try_from(depth).unwrap_or(usize::MAX),
         }))
     }
 }

@@ -33,8 +33,13 @@ pub fn draw(f: &mut Frame, app: &GrantsView) {
         .map(|g| g.rule.chars().count())
         .max()
         .unwrap_or(0);
-    let w = (longest as u16 + 16).clamp(72, f.area().width);
-    let h = app.grants.len().max(2) as u16 + 2;
+    let w = u16::try_from(longest)
+        .unwrap_or(u16::MAX)
+        .saturating_add(16)
+        .clamp(72, f.area().width);
+    let h = u16::try_from(app.grants.len().max(2))
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
     let area = super::layout::boxed(f.area(), w, h);
     f.render_widget(Clear, area);
     let block = Block::default().borders(Borders::ALL).title(Line::styled(
@@ -98,8 +103,9 @@ pub fn draw_quit(f: &mut Frame, waiting: usize, running: usize) {
         ])
         .style(Style::default().add_modifier(Modifier::BOLD)),
     ];
-    let w = lines.iter().map(Line::width).max().unwrap_or(0) as u16;
-    let area = super::layout::boxed(f.area(), w + 2, lines.len() as u16);
+    let w = u16::try_from(lines.iter().map(Line::width).max().unwrap_or(0)).unwrap_or(u16::MAX);
+    let h = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let area = super::layout::boxed(f.area(), w.saturating_add(2), h);
     f.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)

@@ -39,8 +39,9 @@ pub fn draw(f: &mut Frame, table: &[(&str, &[(&str, &str)])], note: Option<&str>
             lines.pop();
         }
     }
-    let w = lines.iter().map(Line::width).max().unwrap_or(0) as u16;
-    let area = super::layout::boxed(f.area(), w + 1, lines.len() as u16);
+    let w = u16::try_from(lines.iter().map(Line::width).max().unwrap_or(0)).unwrap_or(u16::MAX);
+    let h = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let area = super::layout::boxed(f.area(), w.saturating_add(1), h);
     f.render_widget(Clear, area);
     let block = Block::default()
         .borders(Borders::ALL)

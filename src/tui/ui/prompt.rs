@@ -81,7 +81,7 @@ pub fn view(app: &PromptPane, screen: Rect) -> Option<View> {
     let fits = rows.len() + footer.len() <= inner;
     if fits {
         // As tall as it needs, centred where the full box would be.
-        let want = (rows.len() + footer.len() + 2) as u16;
+        let want = u16::try_from(rows.len() + footer.len() + 2).unwrap_or(u16::MAX);
         area.y += (area.height - want) / 2;
         area.height = want;
         let height = rows.len();
@@ -161,7 +161,7 @@ pub fn draw(f: &mut Frame, app: &PromptPane) {
     f.render_widget(block, v.area);
     let [body, foot] = Layout::vertical([
         Constraint::Min(1),
-        Constraint::Length(v.footer.len() as u16),
+        Constraint::Length(u16::try_from(v.footer.len()).unwrap_or(u16::MAX)),
     ])
     .areas(inner);
     let shown: Vec<Line> = v.rows.iter().skip(v.top).take(v.height).cloned().collect();
