@@ -65,9 +65,8 @@ impl Lexer<'_> {
         while let Some((_, c)) = self.chars.next() {
             match c {
                 '\\' => match self.chars.next() {
-                    Some((_, '\n')) => {}
+                    Some((_, '\n')) | None => {}
                     Some((_, n)) => self.push_char(n),
-                    None => {}
                 },
                 '\'' => {
                     let w = self.word.get_or_insert_with(String::new);

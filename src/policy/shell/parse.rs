@@ -451,8 +451,8 @@ impl Walker {
                 cmd.hazards.extend(class.hazards);
                 if in_prefix {
                     let name = match &assignment.name {
-                        ast::AssignmentName::VariableName(n) => n.clone(),
-                        ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
+                        ast::AssignmentName::VariableName(n)
+                        | ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
                     };
                     assignments.push((name, class.word));
                 } else {

@@ -105,8 +105,12 @@ impl App {
                     *selected = (*selected).min(last);
                 }
             }
-            Msg::Key(_) | Msg::Mouse(_) | Msg::Paste(_) | Msg::Resize(..) => {}
-            Msg::Notice(_) | Msg::Tick => {}
+            Msg::Key(_)
+            | Msg::Mouse(_)
+            | Msg::Paste(_)
+            | Msg::Resize(..)
+            | Msg::Notice(_)
+            | Msg::Tick => {}
         }
     }
 
