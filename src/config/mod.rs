@@ -181,6 +181,10 @@ fn parse_layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
     toml::from_str::<toml::Table>(text).map_err(err)
 }
 
+#[expect(
+    clippy::naive_bytecount,
+    reason = "config files are small; no bytecount dependency for this"
+)]
 fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
         .iter()

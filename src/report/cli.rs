@@ -55,6 +55,10 @@ pub struct SessionsArgs {
 
 /// `airlock log`.
 #[derive(Debug, Clone, Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "one bool per command-line flag"
+)]
 pub struct LogArgs {
     /// The session: its id, any unique part of it (`70c2`), or a path to a trail
     /// (.jsonl). Default: the newest.

@@ -58,6 +58,10 @@ pub enum SandboxState {
 /// The effective sandbox, as the audit trail records it and the status
 /// bar shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "serialized status: one bool per independent protection"
+)]
 pub struct SandboxStatus {
     /// Enforced, partial, off or refused.
     pub state: SandboxState,
@@ -129,6 +133,10 @@ pub enum SandboxError {
 
 /// Which mechanisms a shell gets.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "one bool per independent kernel protection that took effect"
+)]
 pub struct Effective {
     /// Landlock, at this ABI.
     pub landlock: Option<u32>,

@@ -33,6 +33,10 @@ impl SandboxMode {
 /// `[sandbox]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "mirrors the [sandbox] TOML table: one bool per switch"
+)]
 pub struct SandboxConfig {
     /// `workspace-write`, `read-only` or `off`.
     pub mode: SandboxMode,
