@@ -336,7 +336,12 @@ pub enum ResolveError {
 pub fn resolve_trail(audit_dir: &Path, spec: Option<&str>) -> Result<TrailRef, ResolveError> {
     if let Some(s) = spec {
         let p = Path::new(s);
-        if (s.contains('/') || s.ends_with(".jsonl")) && p.is_file() {
+        #[expect(
+            clippy::case_sensitive_file_extension_comparisons,
+            reason = "airlock names its trails `*.jsonl`; the spec is matched as written"
+        )]
+        let named_as_trail = s.contains('/') || s.ends_with(".jsonl");
+        if named_as_trail && p.is_file() {
             return Ok(TrailRef::from_path(p));
         }
     }

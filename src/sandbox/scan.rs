@@ -8,6 +8,7 @@
 #![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
 
 use std::collections::HashSet;
+use std::hash::BuildHasher;
 use std::os::unix::fs::{DirEntryExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
@@ -207,7 +208,7 @@ pub fn scan(
 
 /// Add the inodes of `p` (a file) or of the files beneath it (a
 /// directory, at most `limit` entries) to `into`.
-pub fn collect_inodes(p: &Path, into: &mut HashSet<FileId>, limit: usize) {
+pub fn collect_inodes<S: BuildHasher>(p: &Path, into: &mut HashSet<FileId, S>, limit: usize) {
     let Ok(m) = std::fs::symlink_metadata(p) else {
         return;
     };

@@ -177,8 +177,7 @@ impl Supervisor {
         let name = name
             .map(str::trim)
             .filter(|n| !n.is_empty())
-            .map(|n| excerpt(n, 64))
-            .unwrap_or_else(|| format!("agent-{id}"));
+            .map_or_else(|| format!("agent-{id}"), |n| excerpt(n, 64));
         let agent = AgentInfo {
             id,
             name,

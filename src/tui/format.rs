@@ -23,7 +23,7 @@ pub fn count(n: usize, one: &str) -> String {
 /// `503 bytes`, `117.2 KB`, `3.4 MB`.
 pub fn bytes(n: u64) -> String {
     match n {
-        0..1024 => count(n as usize, "byte"),
+        0..1024 => count(usize::try_from(n).unwrap_or(usize::MAX), "byte"),
         1024..1_048_576 => format!("{:.1} KB", n as f64 / 1024.0),
         _ => format!("{:.1} MB", n as f64 / 1_048_576.0),
     }

@@ -219,7 +219,7 @@ impl Feed {
     pub async fn next(&mut self) -> Vec<AuditLine> {
         loop {
             match self.rx.recv().await {
-                Ok(a) if a.seq < self.next => continue,
+                Ok(a) if a.seq < self.next => {}
                 Ok(a) => {
                     self.next = a.seq + 1;
                     return vec![describe(a.seq, a.ts, &a.event, self.tz)];

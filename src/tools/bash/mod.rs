@@ -250,11 +250,16 @@ struct BashCall {
 
 /// The sandbox guard's notes at the top of the result's text, and in its
 /// structured form as `sandbox_notes`.
-fn with_notes(mut out: ToolOutput, notes: Vec<String>) -> ToolOutput {
+fn with_notes(mut out: ToolOutput, notes: &[String]) -> ToolOutput {
     if notes.is_empty() {
         return out;
     }
-    let mut text: String = notes.iter().map(|n| format!("[sandbox: {n}]\n")).collect();
+    let mut text = String::new();
+    for n in notes {
+        text.push_str("[sandbox: ");
+        text.push_str(n);
+        text.push_str("]\n");
+    }
     text.push_str(&out.text);
     out.text = text;
     if let Some(Value::Object(m)) = &mut out.structured {
@@ -347,7 +352,7 @@ impl Invocation for BashCall {
                     };
                     with_notes(
                         result::render(outcome, self.timeout_secs, &self.workspace),
-                        notes,
+                        &notes,
                     )
                 }
                 Err(e) => ToolOutput::error(format!("{e}; the command did not run")),

@@ -8,6 +8,7 @@
 #![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
 
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::time::Duration;
 
 /// One line of `/proc/<pid>/stat`, the fields we need.
@@ -65,7 +66,11 @@ pub fn all() -> Vec<ProcStat> {
 /// The live (not zombie) processes that belong to the shell `leader`: its
 /// session, its process group, `known` (processes found before), and every
 /// descendant of those by parent pid.
-pub fn members(leader: i32, known: &HashSet<i32>, table: &[ProcStat]) -> Vec<i32> {
+pub fn members<S: BuildHasher>(
+    leader: i32,
+    known: &HashSet<i32, S>,
+    table: &[ProcStat],
+) -> Vec<i32> {
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
     for p in table {
         children.entry(p.ppid).or_default().push(p.pid);
@@ -79,7 +84,7 @@ pub fn members(leader: i32, known: &HashSet<i32>, table: &[ProcStat]) -> Vec<i32
         .collect();
     let mut stack: Vec<i32> = found.iter().copied().collect();
     while let Some(pid) = stack.pop() {
-        for &c in children.get(&pid).map(Vec::as_slice).unwrap_or(&[]) {
+        for &c in children.get(&pid).map_or(&[][..], Vec::as_slice) {
             if found.insert(c) {
                 stack.push(c);
             }

@@ -186,9 +186,9 @@ fn stat(path: &str, ctx: &RunContext) -> ToolOutput {
         // Shown only when it stays in scope (the resolved target is
         // checked already; the text as stored may name more).
         let t = ctx.scope.link_target(&l.location).display();
-        let _ = write!(text, "target: {}\n", text::escape(&t));
+        let _ = writeln!(text, "target: {}", text::escape(&t));
         if let Some(k) = target_kind {
-            let _ = write!(text, "target type: {}\n", k.as_str());
+            let _ = writeln!(text, "target type: {}", k.as_str());
         }
         structured["target"] = json!(t);
         structured["target_type"] = json!(target_kind);

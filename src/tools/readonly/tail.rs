@@ -59,6 +59,10 @@ fn tail(f: &Opened, lines: u64, ctx: &RunContext) -> ToolOutput {
     let max = ctx.limits.max_read_bytes;
     // The binary check looks at the file's start, like the other tools.
     let sniff_len = (text::BINARY_SNIFF as u64).min(size).min(max);
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "at most BINARY_SNIFF, a usize"
+    )]
     let mut sniff = vec![0u8; sniff_len as usize];
     if let Err(e) = f.file.read_exact_at(&mut sniff, 0) {
         return f.read_error(e);
@@ -90,6 +94,7 @@ fn tail(f: &Opened, lines: u64, ctx: &RunContext) -> ToolOutput {
             break;
         }
         let step = CHUNK.min(pos).min(budget - read);
+        #[expect(clippy::cast_possible_truncation, reason = "at most CHUNK bytes")]
         let mut chunk = vec![0u8; step as usize];
         if let Err(e) = f.file.read_exact_at(&mut chunk, pos - step) {
             return f.read_error(e);

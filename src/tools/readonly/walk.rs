@@ -246,11 +246,9 @@ impl<'a> Walker<'a> {
         depth: usize,
         f: &mut dyn FnMut(&Entry) -> Flow,
     ) -> bool {
-        let names = match self.list(dir) {
-            Some(n) => n,
-            None => return !self.stats.stopped,
+        let Some((names, more)) = self.list(dir) else {
+            return !self.stats.stopped;
         };
-        let (names, more) = names;
         for name in names {
             if self.ctx.should_stop() {
                 self.stats.stopped = true;
@@ -343,7 +341,7 @@ impl<'a> Walker<'a> {
     fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         for gi in self.ignores.iter().rev() {
             match gi.matched(path, is_dir) {
-                Match::None => continue,
+                Match::None => {}
                 Match::Ignore(_) => return true,
                 Match::Whitelist(_) => return false,
             }

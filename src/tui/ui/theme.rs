@@ -12,7 +12,7 @@ const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 /// The spinner frame at `now` (from the app's clock, so tests are fixed).
 pub fn spinner(now: DateTime<Utc>) -> &'static str {
     let tenths = now.timestamp_millis().rem_euclid(1000) / 100;
-    SPINNER[tenths as usize % SPINNER.len()]
+    SPINNER[usize::try_from(tenths).unwrap_or(0) % SPINNER.len()]
 }
 
 /// A status's icon and style.
