@@ -183,7 +183,7 @@ impl Sandbox {
         } else {
             probe::probe()
         };
-        Arc::new(Self::with_support(cfg, workspace, exclusions, support))
+        Arc::new(Self::with_support(cfg, workspace, exclusions, &support))
     }
 
     /// The same with a given kernel support (tests).
@@ -191,10 +191,10 @@ impl Sandbox {
         cfg: &SandboxConfig,
         workspace: &Path,
         exclusions: &Exclusions,
-        support: Support,
+        support: &Support,
     ) -> Self {
         let home = home_dir();
-        let (eff, mut missing) = effective(cfg, &support);
+        let (eff, mut missing) = effective(cfg, support);
         let env = EnvAllowlist::new(&cfg.allow_env);
         let guard = start_guard(cfg, workspace, exclusions, eff, &mut missing);
         let status = status(cfg, workspace, home.as_deref(), eff, missing);

@@ -20,7 +20,7 @@ fn all() -> Support {
 
 fn sandbox(cfg: &SandboxConfig, s: Support) -> Sandbox {
     let (_d, ws) = ws();
-    Sandbox::with_support(cfg, &ws, &Exclusions::new(&[]).unwrap(), s)
+    Sandbox::with_support(cfg, &ws, &Exclusions::new(&[]).unwrap(), &s)
 }
 
 #[test]

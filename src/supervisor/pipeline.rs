@@ -68,7 +68,7 @@ impl Supervisor {
         let (cancel, _unlink) = if p.info.kind == Some(ToolKind::Read) {
             (cancel, None)
         } else {
-            let (c, guard) = link(cancel, &gone);
+            let (c, guard) = link(&cancel, &gone);
             (c, Some(guard))
         };
         let verdict = self.verdict(&p.info, &p.invocation.subject());
@@ -185,7 +185,7 @@ impl Supervisor {
 /// A token cancelled when `cancel` or `gone` is, and a guard that ends the
 /// link (its task) when the call is over.
 fn link(
-    cancel: CancellationToken,
+    cancel: &CancellationToken,
     gone: &CancellationToken,
 ) -> (CancellationToken, tokio_util::sync::DropGuard) {
     let merged = cancel.child_token();

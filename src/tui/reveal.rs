@@ -169,8 +169,8 @@ fn blanks(run: &[char]) -> String {
 pub fn prefixed(
     text: &str,
     base: Style,
-    first: Span<'static>,
-    rest: Span<'static>,
+    first: &Span<'static>,
+    rest: &Span<'static>,
 ) -> (Vec<Line<'static>>, Flags) {
     let (rows, flags) = lines(text, base);
     let out = rows

@@ -100,7 +100,7 @@ impl fmt::Debug for HttpListening {
         f.debug_struct("HttpListening")
             .field("addr", &self.addr)
             .field("url", &format!("{}/<secret>", self.base_url()))
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

@@ -188,13 +188,13 @@ fn is_disk(p: &str) -> bool {
     let Some(p) = normalise_absolute(p) else {
         return false;
     };
-    let Some(dev) = p.strip_prefix("/dev/") else {
-        return false;
-    };
     const PREFIXES: &[&str] = &[
         "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop", "nbd", "disk/", "mapper/",
         "root", "mem", "kmem", "port",
     ];
+    let Some(dev) = p.strip_prefix("/dev/") else {
+        return false;
+    };
     PREFIXES.iter().any(|pre| dev.starts_with(pre))
 }
 

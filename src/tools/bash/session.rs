@@ -127,7 +127,7 @@ impl std::fmt::Debug for Shell {
         f.debug_struct("Shell")
             .field("pid", &self.pid)
             .field("dead", &self.dead)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

@@ -261,14 +261,14 @@ pub fn body(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'stat
         let (rows, f) = reveal::prefixed(
             cmd,
             bold,
-            Span::styled("$ ", theme::dim()),
-            Span::styled("  ", theme::dim()),
+            &Span::styled("$ ", theme::dim()),
+            &Span::styled("  ", theme::dim()),
         );
         flags.add(f);
         shown.extend(rows);
         shown.push(Line::raw(""));
         if let Some(d) = p.description() {
-            let (rows, f) = reveal::prefixed(d, Style::default(), label("why"), label(""));
+            let (rows, f) = reveal::prefixed(d, Style::default(), &label("why"), &label(""));
             flags.add(f);
             shown.extend(rows);
         }
@@ -311,8 +311,8 @@ fn other_args(p: &PendingPrompt, skip: &[&str], flags: &mut reveal::Flags) -> Ve
         let (rows, f) = reveal::prefixed(
             &text,
             Style::default(),
-            Span::styled(format!("{k}: "), theme::dim()),
-            Span::raw("  "),
+            &Span::styled(format!("{k}: "), theme::dim()),
+            &Span::raw("  "),
         );
         flags.add(f);
         out.extend(rows);
