@@ -88,7 +88,7 @@ impl App {
     }
 
     pub(super) fn pane_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
-        let page = self.page(self.focus) as isize;
+        let page = isize::try_from(self.page(self.focus)).unwrap_or(isize::MAX);
         match action {
             Action::Up => self.scroll_pane(self.focus, -1),
             Action::Down => self.scroll_pane(self.focus, 1),
@@ -242,7 +242,8 @@ impl App {
         let id = p.call.id;
         let command = p.editable().map(String::from);
         let n_choices = p.choices.len();
-        let page = (layout::prompt(self.size).height as isize - 10).max(1);
+        let page =
+            (isize::try_from(layout::prompt(self.size).height).unwrap_or(isize::MAX) - 10).max(1);
         let approving = matches!(
             action,
             Action::Approve | Action::Session | Action::Always | Action::Edit
