@@ -185,13 +185,13 @@ fn is_harmless_device(p: &str) -> bool {
 
 /// A disk (or raw memory) device, for redirections.
 fn is_disk(p: &str) -> bool {
-    let Some(p) = normalise_absolute(p) else {
-        return false;
-    };
     const PREFIXES: &[&str] = &[
         "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop", "nbd", "disk/", "mapper/",
         "root", "mem", "kmem", "port",
     ];
+    let Some(p) = normalise_absolute(p) else {
+        return false;
+    };
     let Some(dev) = p.strip_prefix("/dev/") else {
         return false;
     };
