@@ -128,7 +128,10 @@ async fn main() -> anyhow::Result<()> {
         max_output_bytes: 256 * 1024,
         sandbox: None,
     };
-    let excluded: Vec<String> = DEFAULT_EXCLUDED.iter().map(|s| s.to_string()).collect();
+    let excluded: Vec<String> = DEFAULT_EXCLUDED
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     let sandbox = Sandbox::new(
         &SandboxConfig::default(),
         &ws,

@@ -80,7 +80,7 @@ fn main() {
 
     let calls_pane = measure(w, h, |f| {
         let area = f.area();
-        airlock::tui::ui::calls::draw(f, &app.calls_pane(area), area)
+        airlock::tui::ui::calls::draw(f, &app.calls_pane(area), area);
     });
     report("calls pane", w, h, &calls_pane);
     // Scrolled to the middle: the same cost wherever the view is.
@@ -96,7 +96,7 @@ fn main() {
     }
     let middle = measure(w, h, |f| {
         let area = f.area();
-        airlock::tui::ui::calls::draw(f, &app.calls_pane(area), area)
+        airlock::tui::ui::calls::draw(f, &app.calls_pane(area), area);
     });
     report("calls pane, scrolled to the middle", w, h, &middle);
     let screen = measure(w, h, |f| airlock::tui::draw(f, &app));

@@ -304,8 +304,7 @@ fn control_real_bash_passes_the_catastrophic_operand() {
         let wrapper_missing = std::process::Command::new("bash")
             .args(["-c", &format!("PATH='{path}' command -v {program}")])
             .output()
-            .map(|o| !o.status.success())
-            .unwrap_or(true);
+            .map_or(true, |o| !o.status.success());
         // Skip what cannot run harmlessly here: missing wrappers, watch
         // (needs a terminal), the unparseable ones, mkfs and fork bombs.
         let skip = wrapper_missing

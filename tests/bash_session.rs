@@ -89,7 +89,7 @@ async fn fake_sentinels_and_missing_newlines_cannot_end_a_call() {
     let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
     // Sentinel-shaped text with made-up tokens, RS/US bytes, then a sleep:
     // the call must wait for the real end and report the real status.
-    let fake = r#"for t in 00000000000000000000000000000000 ffffffffffffffffffffffffffffffff; do printf '\036%s\037%d %s\037%s\036' $t 0 / $t; done; printf '\036\037\036'; sleep 0.3; echo after; exit_code=7; (exit $exit_code)"#;
+    let fake = r"for t in 00000000000000000000000000000000 ffffffffffffffffffffffffffffffff; do printf '\036%s\037%d %s\037%s\036' $t 0 / $t; done; printf '\036\037\036'; sleep 0.3; echo after; exit_code=7; (exit $exit_code)";
     let t = Instant::now();
     let r = run(&mut sh, fake).await;
     assert!(t.elapsed() >= Duration::from_millis(300), "ended early");

@@ -29,20 +29,19 @@ fn suite() -> Option<(PathBuf, PathBuf)> {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     };
-    match (get("AIRLOCK_TEST_CONFORMANCE"), get("AIRLOCK_TEST_NODE")) {
-        (Some(c), Some(n)) => Some((c, n)),
-        _ => {
-            assert!(
-                std::env::var("AIRLOCK_REQUIRE_CONFORMANCE").as_deref() != Ok("1"),
-                "AIRLOCK_REQUIRE_CONFORMANCE=1 but AIRLOCK_TEST_CONFORMANCE or \
-                 AIRLOCK_TEST_NODE is unset: run scripts/test.sh"
-            );
-            let _ = std::io::stderr().write_all(
-                b"\n!!! NOTE: the MCP conformance suite was SKIPPED: AIRLOCK_TEST_CONFORMANCE \
-                  is unset. Run scripts/test.sh to include it. !!!\n\n",
-            );
-            None
-        }
+    if let (Some(c), Some(n)) = (get("AIRLOCK_TEST_CONFORMANCE"), get("AIRLOCK_TEST_NODE")) {
+        Some((c, n))
+    } else {
+        assert!(
+            std::env::var("AIRLOCK_REQUIRE_CONFORMANCE").as_deref() != Ok("1"),
+            "AIRLOCK_REQUIRE_CONFORMANCE=1 but AIRLOCK_TEST_CONFORMANCE or \
+             AIRLOCK_TEST_NODE is unset: run scripts/test.sh"
+        );
+        let _ = std::io::stderr().write_all(
+            b"\n!!! NOTE: the MCP conformance suite was SKIPPED: AIRLOCK_TEST_CONFORMANCE \
+              is unset. Run scripts/test.sh to include it. !!!\n\n",
+        );
+        None
     }
 }
 

@@ -46,8 +46,8 @@ impl Env {
         env
     }
 
-    /// The binary with the full environment: XDG_RUNTIME_DIR set, no
-    /// AIRLOCK_RUNTIME_DIR (so the default locations are used).
+    /// The binary with the full environment: `XDG_RUNTIME_DIR` set, no
+    /// `AIRLOCK_RUNTIME_DIR` (so the default locations are used).
     fn full(&self, ws: &Ws) -> Command {
         let mut c = ws.command();
         c.env_remove("AIRLOCK_RUNTIME_DIR")

@@ -52,9 +52,10 @@ type Sources = BTreeMap<String, String>;
 /// This crate's `src/`, or the directory in `LAYERING_SRC` (to check
 /// another checkout's sources with this test before merging it).
 fn read_sources() -> Sources {
-    let root = std::env::var_os("LAYERING_SRC")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    let root = std::env::var_os("LAYERING_SRC").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        PathBuf::from,
+    );
     let mut out = Sources::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
@@ -265,7 +266,7 @@ fn violations(sources: &Sources) -> Vec<String> {
     problems
 }
 
-/// Each cycle between top-level modules, with one file:line per step.
+/// Each cycle between top-level modules, with one <file:line> per step.
 fn cycles(edges: &[Edge]) -> Vec<String> {
     let mut graph: BTreeMap<&str, BTreeMap<&str, &Edge>> = BTreeMap::new();
     for e in edges {

@@ -223,7 +223,7 @@ async fn foreign_origins_and_hosts_are_refused() {
     assert_eq!(calls(&ws), 0);
 }
 
-/// read_file round trips for `agent` while `busy` is running; the slowest.
+/// `read_file` round trips for `agent` while `busy` is running; the slowest.
 async fn slowest_call_while(mut agent: Session, n: usize) -> Duration {
     let mut worst = Duration::ZERO;
     for _ in 0..n {

@@ -53,12 +53,10 @@ async fn init_http_writes_each_agents_http_registration() {
         .spawn()
         .unwrap();
     wait_for("the supervisor's session file", 30, || {
-        std::fs::read_dir(&ws.runtime)
-            .map(|rd| {
-                rd.flatten()
-                    .any(|e| e.path().extension().is_some_and(|x| x == "json"))
-            })
-            .unwrap_or(false)
+        std::fs::read_dir(&ws.runtime).is_ok_and(|rd| {
+            rd.flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+        })
     })
     .await;
 

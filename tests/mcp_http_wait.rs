@@ -1,5 +1,5 @@
 //! A call that waits for a human, over Streamable HTTP: the real endpoint
-//! (airlock's HttpServer, rmcp's streamable-HTTP service, hyper) in-process
+//! (airlock's `HttpServer`, rmcp's streamable-HTTP service, hyper) in-process
 //! on a real supervisor whose confirmer is scripted. Progress notifications
 //! reach the client on the call's SSE stream while it waits;
 //! `notifications/cancelled` cancels it; a client that drops the
@@ -156,7 +156,7 @@ async fn cancelled_notification_cancels_a_waiting_call() {
     let _ = tokio::time::timeout(Duration::from_secs(5), pending).await;
 }
 
-/// Send a write_file call on a raw connection, wait until it asks the
+/// Send a `write_file` call on a raw connection, wait until it asks the
 /// human, then drop the connection (`disconnect`) or keep it.
 async fn waiting_call(disconnect: bool) -> (bool, Vec<Value>) {
     let s = setup(if disconnect {

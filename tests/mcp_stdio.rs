@@ -165,7 +165,10 @@ async fn all_eleven_read_only_tools_are_listed() {
         .filter(|t| t.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true))
         .map(|t| t.name.to_string())
         .collect();
-    let want: BTreeSet<String> = READ_ONLY_TOOLS.iter().map(|s| s.to_string()).collect();
+    let want: BTreeSet<String> = READ_ONLY_TOOLS
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     assert_eq!(read_only, want);
     client.cancel().await.unwrap();
 }

@@ -79,7 +79,7 @@ fn word(rng: &mut Rng, risky: bool) -> String {
 /// A command line: `cmd` words and glue, sometimes grouped.
 fn command_line(rng: &mut Rng, risky: bool) -> String {
     let mut s = String::from("cmd");
-    for _ in 0..(1 + rng.below(8)) {
+    for _ in 0..=rng.below(8) {
         let glue = pick_from(rng, PLAIN_GLUE, RISKY_GLUE, risky);
         s.push_str(glue);
         // After an operator, start a new command with a program name.

@@ -1,5 +1,5 @@
 //! Policy end to end: precedence, modes, session grants, "always", the
-//! approval timeout, and config errors — through session::start and the
+//! approval timeout, and config errors — through `session::start` and the
 //! real pipeline.
 
 use std::path::Path;
@@ -252,7 +252,7 @@ fn known_safe_commands_only_when_enabled() {
     // Known-safe programs still may not name excluded, outside or upward paths.
     let excl: Vec<String> = airlock::scope::DEFAULT_EXCLUDED
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     let on = on.with_exclusions(airlock::scope::Exclusions::new(&excl).unwrap());
     assert_eq!(

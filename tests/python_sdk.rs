@@ -1,9 +1,9 @@
-//! The official MCP Python SDK (`mcp` on PyPI), in its legacy and auto
+//! The official MCP Python SDK (`mcp` on `PyPI`), in its legacy and auto
 //! connect modes, against the real binary: through `airlock serve --stdio`
 //! through `airlock connect` to a running supervisor, and over Streamable
 //! HTTP to a supervisor started with `--http` (the URL from `airlock connect
 //! --print-url`). The checks live in
-//! tests/python/sdk_compat.py; this test prepares the processes and reads
+//! `tests/python/sdk_compat.py`; this test prepares the processes and reads
 //! the audit trail afterwards.
 //!
 //! The interpreter comes from `AIRLOCK_TEST_PYTHON` (scripts/test.sh sets it
@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/sdk_compat.py");
 
-/// The markers of the secrets sdk_compat.py plants in excluded files and
-/// outside the workspace (its LEAK_MARKERS): none may show up anywhere in
+/// The markers of the secrets `sdk_compat.py` plants in excluded files and
+/// outside the workspace (its `LEAK_MARKERS)`: none may show up anywhere in
 /// the audit trail.
 const LEAK_MARKERS: [&str; 6] = [
     "zqx-env-7",
@@ -29,7 +29,7 @@ const LEAK_MARKERS: [&str; 6] = [
     "zqx-beyond-7",
 ];
 
-/// Path-escape and excluded-file calls sdk_compat.py makes per mode (its
+/// Path-escape and excluded-file calls `sdk_compat.py` makes per mode (its
 /// `escapes` step, less the "not found" one).
 const REFUSALS_PER_MODE: usize = 15;
 

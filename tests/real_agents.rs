@@ -1,7 +1,7 @@
 //! Claude Code, Codex CLI and Gemini CLI — the real CLIs at the versions
 //! scripts/test.sh pins — working through airlock as installed: each agent
 //! configured only by `airlock init`, its model a scripted endpoint on
-//! 127.0.0.1 (tests/real_agents_support), airlock's TUI in a PTY answered
+//! 127.0.0.1 (`tests/real_agents_support`), airlock's TUI in a PTY answered
 //! by keys. What must reach the model is read back from the requests the
 //! agent sent it. The three agents run side by side in one test so the
 //! 90-second approval is waited for once.
@@ -47,7 +47,7 @@ const AIRLOCK_TOOLS: [&str; 14] = [
 /// Tools an agent hides from its model whatever `airlock init` writes:
 /// headless Gemini CLI 0.61 drops its own `write_file` (it would need a
 /// confirmation) and, matching MCP tools by their unqualified name, airlock's
-/// too (tests/real_agents_support/FACTS.md).
+/// too (`tests/real_agents_support/FACTS.md`).
 const HIDDEN: [(Agent, &str); 1] = [(Agent::Gemini, "write_file")];
 
 fn steps() -> Vec<Step> {
@@ -94,7 +94,7 @@ fn received(agent: Agent, server: &Server) -> Vec<String> {
         .requests()
         .iter()
         .map(|r| real_agents_support::results(agent, &r.body))
-        .max_by_key(|r| r.len())
+        .max_by_key(std::vec::Vec::len)
         .unwrap_or_default()
         .iter()
         .map(flatten)

@@ -302,7 +302,7 @@ async fn a_trail_from_the_real_pipeline_reviews_with_every_outcome() {
     let pos = app.selected_call().unwrap();
     let detail: Vec<String> = airlock::tui::ui::detail::lines(&app.detail_pane(), 70)
         .iter()
-        .map(|l| l.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     let text = detail.join("\n");
     assert!(

@@ -1,4 +1,4 @@
-//! Snapshots of `airlock review` on ratatui's TestBackend at 80×24 and
+//! Snapshots of `airlock review` on ratatui's `TestBackend` at 80×24 and
 //! 160×48: a trail with fixed content and times (every kind of decision,
 //! a write with its diff), the detail of a denied call and of the write,
 //! the filter, the help, and the banners of an edited and a torn trail.
@@ -48,7 +48,7 @@ fn review_of_a_write_shows_its_diff() {
         app.update(code(KeyCode::Tab));
         assert_eq!(app.focus, Focus::Detail);
         let detail = pane(w, h, |f, area| {
-            airlock::tui::ui::detail::draw(f, &app.detail_pane(), area)
+            airlock::tui::ui::detail::draw(f, &app.detail_pane(), area);
         });
         snap("review_write_detail", w, h, detail);
     }
@@ -64,7 +64,7 @@ fn review_of_a_denied_call_says_who_and_why() {
         assert_eq!(selected_id(&app), Some(6));
         snap("review_denied", w, h, screen(&app));
         let detail = pane(w, h / 2, |f, area| {
-            airlock::tui::ui::detail::draw(f, &app.detail_pane(), area)
+            airlock::tui::ui::detail::draw(f, &app.detail_pane(), area);
         });
         snap("review_denied_detail", w, h, detail);
     }
@@ -122,7 +122,7 @@ fn pane(w: u16, h: u16, draw: impl FnOnce(&mut ratatui::Frame, ratatui::layout::
     let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
     t.draw(|f| {
         let area = f.area();
-        draw(f, area)
+        draw(f, area);
     })
     .unwrap();
     styled::render(t.backend().buffer())

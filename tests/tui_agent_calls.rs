@@ -23,7 +23,7 @@ fn agent_runner(tool: &str) -> Runner {
     }
 }
 
-/// Claude Code's own Bash tool, reported by its PreToolUse hook: a
+/// Claude Code's own Bash tool, reported by its `PreToolUse` hook: a
 /// command with a cwd, and no edit (this hook answer cannot rewrite it).
 fn native_bash(id: u64) -> CallInfo {
     let mut c = call(
@@ -44,7 +44,7 @@ fn native_bash(id: u64) -> CallInfo {
 
 const TWO_FILES: &str = "--- a/todo.sh\n+++ b/todo.sh\n@@ -1,2 +1,2 @@\n #!/bin/bash\n-set -e\n+set -eu\n--- a/README.md\n+++ b/README.md\n@@ -3,1 +3,2 @@\n A to-do list in one bash file.\n+Run tests with bash tests/run_tests.sh.\n";
 
-/// Codex's apply_patch touching two files.
+/// Codex's `apply_patch` touching two files.
 fn patch(id: u64) -> CallInfo {
     let mut c = call(
         id,

@@ -348,7 +348,7 @@ fn a_hundred_thousand_calls_render_quickly() {
     let frames = 20;
     for _ in 0..frames {
         let _ = pane(160, 24, |f, area| {
-            airlock::tui::ui::calls::draw(f, &app.calls_pane(area), area)
+            airlock::tui::ui::calls::draw(f, &app.calls_pane(area), area);
         });
     }
     let per_frame = started.elapsed() / frames;

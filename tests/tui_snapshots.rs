@@ -1,5 +1,5 @@
 //! Snapshots of every pane and of the approval prompt in each step, on
-//! ratatui's TestBackend at 80×24 and 160×48. The clock, the time zone and
+//! ratatui's `TestBackend` at 80×24 and 160×48. The clock, the time zone and
 //! the paths are fixed, so a frame is the same on every machine.
 
 mod tui_support;
@@ -26,7 +26,7 @@ fn calls_pane() {
         let mut app = busy_app(w, h);
         with_running(&mut app);
         let s = pane(w, h / 2, |f, area| {
-            ui::calls::draw(f, &app.calls_pane(area), area)
+            ui::calls::draw(f, &app.calls_pane(area), area);
         });
         snap("calls_pane", w, h, s);
     }
@@ -39,7 +39,7 @@ fn calls_pane_scrolled_up_with_focus() {
         app.update(key('k'));
         app.update(key('k'));
         let s = pane(w, h / 2, |f, area| {
-            ui::calls::draw(f, &app.calls_pane(area), area)
+            ui::calls::draw(f, &app.calls_pane(area), area);
         });
         snap("calls_pane_scrolled", w, h, s);
     }
@@ -51,7 +51,7 @@ fn detail_of_a_running_command_with_live_output() {
         let mut app = busy_app(w, h);
         with_running(&mut app);
         let s = pane(w, h / 2, |f, area| {
-            ui::detail::draw(f, &app.detail_pane(), area)
+            ui::detail::draw(f, &app.detail_pane(), area);
         });
         snap("detail_running", w, h, s);
     }
@@ -63,7 +63,7 @@ fn detail_of_a_denied_command() {
         let mut app = busy_app(w, h);
         app.update(key('k'));
         let s = pane(w, h / 2, |f, area| {
-            ui::detail::draw(f, &app.detail_pane(), area)
+            ui::detail::draw(f, &app.detail_pane(), area);
         });
         snap("detail_denied", w, h, s);
     }
@@ -77,7 +77,7 @@ fn detail_of_an_edit_with_its_diff() {
             app.update(key('k'));
         }
         let s = pane(w, h, |f, area| {
-            ui::detail::draw(f, &app.detail_pane(), area)
+            ui::detail::draw(f, &app.detail_pane(), area);
         });
         snap("detail_edit", w, h, s);
     }
@@ -89,7 +89,7 @@ fn audit_pane() {
         let mut app = busy_app(w, h);
         app.focus = Focus::Audit;
         let s = pane(w, 8, |f, area| {
-            ui::audit::draw(f, &app.audit_pane(area), area)
+            ui::audit::draw(f, &app.audit_pane(area), area);
         });
         snap("audit_pane", w, h, s);
     }
@@ -105,7 +105,7 @@ fn status_bar() {
             verdict: ask("default: exec tools ask"),
         });
         let s = pane(w, 2, |f, area| {
-            ui::status::draw(f, &app.status_bar().unwrap(), area)
+            ui::status::draw(f, &app.status_bar().unwrap(), area);
         });
         snap("status_bar", w, h, s);
     }
@@ -120,7 +120,7 @@ fn status_bar_sandbox_off_says_why() {
             airlock::sandbox::SandboxState::Off,
         ));
         let s = pane(w, 2, |f, area| {
-            ui::status::draw(f, &app.status_bar().unwrap(), area)
+            ui::status::draw(f, &app.status_bar().unwrap(), area);
         });
         assert!(s.contains("sandbox: off — landlock"), "{s}");
         snap("status_bar_sandbox_off", w, h, s);

@@ -1,4 +1,4 @@
-//! write_file and edit_file through the real pipeline, on real files.
+//! `write_file` and `edit_file` through the real pipeline, on real files.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -60,7 +60,7 @@ fn ws() -> Ws {
     });
     let excluded: Vec<String> = airlock::scope::DEFAULT_EXCLUDED
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect();
     let sup = Supervisor::new(SupervisorParts {
         scope: Scope::new(&root, &[], &excluded).unwrap(),
@@ -417,7 +417,7 @@ async fn file_changed_while_waiting_for_approval_is_not_written() {
     w.put("race.txt", b"original\n");
     let path = w.root.join("race.txt");
     *w.approver.before.lock().unwrap() = Some(Box::new(move || {
-        std::fs::write(path, "someone else\n").unwrap()
+        std::fs::write(path, "someone else\n").unwrap();
     }));
     let out = w
         .call(

@@ -81,7 +81,7 @@ pub fn open_fds() -> usize {
 pub fn fd_list() -> Vec<String> {
     std::fs::read_dir("/proc/self/fd")
         .unwrap()
-        .filter_map(|e| e.ok())
+        .filter_map(std::result::Result::ok)
         .map(|e| {
             let target = std::fs::read_link(e.path()).unwrap_or_default();
             format!("{}->{}", e.file_name().to_string_lossy(), target.display())

@@ -142,7 +142,7 @@ pub async fn send(
     let body = body
         .collect()
         .await
-        .map(|c| c.to_bytes())
+        .map(http_body_util::Collected::to_bytes)
         .unwrap_or_default();
     Reply {
         status: parts.status.as_u16(),

@@ -28,7 +28,7 @@ pub struct Fixture {
 /// A temp dir outside /tmp (the sandbox gives the shell a private /tmp, so
 /// host paths under /tmp are not what these tests are about): under cargo's
 /// target directory, or under /var/tmp when the target directory itself is
-/// under /tmp (a checkout or CARGO_TARGET_DIR there).
+/// under /tmp (a checkout or `CARGO_TARGET_DIR` there).
 pub fn target_tempdir() -> tempfile::TempDir {
     let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
     let real = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());

@@ -390,7 +390,7 @@ pub fn pane(w: u16, h: u16, draw: impl FnOnce(&mut ratatui::Frame, Rect)) -> Str
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| {
         let area = f.area();
-        draw(f, area)
+        draw(f, area);
     })
     .unwrap();
     styled::render(t.backend().buffer())

@@ -32,12 +32,11 @@ pub fn render(buf: &Buffer) -> String {
             let code = if key.is_empty() {
                 '.'
             } else {
-                let i = match styles.iter().position(|s| *s == key) {
-                    Some(i) => i,
-                    None => {
-                        styles.push(key);
-                        styles.len() - 1
-                    }
+                let i = if let Some(i) = styles.iter().position(|s| *s == key) {
+                    i
+                } else {
+                    styles.push(key);
+                    styles.len() - 1
                 };
                 CODES.chars().nth(i).unwrap_or('?')
             };
