@@ -24,6 +24,11 @@ use airlock::tools::bash::BashConfig;
 use airlock::tools::bash::{Ending, EnvFilter, Shell, ShellConfig};
 
 fn quantile(sorted: &[Duration], q: f64) -> Duration {
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "q is in [0, 1]: a rounded index within the slice"
+    )]
     let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
     sorted[i.min(sorted.len() - 1)]
 }

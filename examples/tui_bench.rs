@@ -7,6 +7,7 @@
 //! same with an approval prompt for a 10,000-line command on top. The
 //! target is under 10 ms for one frame of each.
 
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use airlock::call::{AgentInfo, ApprovedBy, CallInfo, CallOutcome, Decision, Event, ToolKind};
@@ -19,6 +20,7 @@ use ratatui::layout::Rect;
 const CALLS: u64 = 100_000;
 const FRAMES: usize = 200;
 
+#[expect(clippy::too_many_lines, reason = "one benchmark, read top to bottom")]
 fn main() {
     let (w, h) = (160, 48);
     let mut app = App::new(
@@ -42,8 +44,8 @@ fn main() {
             args: serde_json::json!({ "path": format!("src/file_{id}.rs") }),
             summary: format!("read_file src/file_{id}.rs"),
             received_at: Utc::now(),
-            runner: Default::default(),
-            view: Default::default(),
+            runner: airlock::call::Runner::default(),
+            view: airlock::call::CallView::default(),
             edit: None,
             proposal: None,
         };
@@ -104,9 +106,10 @@ fn main() {
 
     // A prompt for a 10,000-line command over the 100,000 calls: every
     // line is made visible and wrapped each frame, only the view is drawn.
-    let command: String = (1..=10_000)
-        .map(|i| format!("echo line {i} of a very long script   \u{200B}\n"))
-        .collect();
+    let command: String = (1..=10_000).fold(String::new(), |mut s, i| {
+        let _ = writeln!(s, "echo line {i} of a very long script   \u{200B}");
+        s
+    });
     let prompt = CallInfo {
         id: CALLS + 1,
         agent: agent.clone(),
@@ -115,8 +118,8 @@ fn main() {
         args: serde_json::json!({ "command": command, "description": "bench" }),
         summary: "echo line 1 …".into(),
         received_at: Utc::now(),
-        runner: Default::default(),
-        view: Default::default(),
+        runner: airlock::call::Runner::default(),
+        view: airlock::call::CallView::default(),
         edit: None,
         proposal: None,
     };

@@ -4,6 +4,7 @@
 //! Run: `cargo run --release --example write_bench`
 //! Target: median under 200 ms.
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -30,9 +31,10 @@ async fn main() -> anyhow::Result<()> {
         if i == 62_500 {
             content.push_str("    let marker = \"EDIT-ME-0\";\n");
         }
-        content.push_str(&format!(
-            "    let value_{i:07} = compute({i}, \"some filler text here\");\n"
-        ));
+        let _ = writeln!(
+            content,
+            "    let value_{i:07} = compute({i}, \"some filler text here\");"
+        );
         i += 1;
     }
     std::fs::write(ws.join("big.rs"), &content)?;

@@ -124,7 +124,7 @@ async fn shells_end_when_the_server_ends() {
     let mut cmd = ws.serve_stdio();
     cmd.arg("--approve-all");
     let transport = TokioChildProcess::new(cmd).unwrap();
-    let server = transport.id().unwrap() as i32;
+    let server = i32::try_from(transport.id().unwrap()).expect("a pid fits an i32");
     let client = NamedClient("bash-end").serve(transport).await.unwrap();
     let r = call(
         &client,
@@ -146,7 +146,7 @@ async fn shells_end_when_the_server_ends() {
     let mut cmd = ws.serve_stdio();
     cmd.arg("--approve-all");
     let transport = TokioChildProcess::new(cmd).unwrap();
-    let server = transport.id().unwrap() as i32;
+    let server = i32::try_from(transport.id().unwrap()).expect("a pid fits an i32");
     let client = NamedClient("bash-kill").serve(transport).await.unwrap();
     let r = call(&client, json!({"command": "true"})).await;
     assert_eq!(r.is_error, Some(false));

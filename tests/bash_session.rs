@@ -121,8 +121,8 @@ async fn commands_run_exactly_as_written() {
     .await;
     assert_eq!(r.output.text, "multi\n1\n2\n");
     // A 100 KB command: one long assignment, checked by length and checksum.
-    let payload: String = (0..100_000)
-        .map(|i| (b'a' + (i % 26) as u8) as char)
+    let payload: String = (0..100_000_u32)
+        .map(|i| char::from(b'a' + u8::try_from(i % 26).expect("below 26")))
         .collect();
     let cmd = format!("x='{payload}'\necho ${{#x}}\nprintf %s \"$x\" | md5sum | cut -c1-32");
     let r = run(&mut sh, &cmd).await;

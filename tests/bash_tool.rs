@@ -177,7 +177,10 @@ async fn timeout_reports_and_restarts_the_session() {
     assert_eq!(out.text, format!("{}\nexit code: 0", f.ws.display()));
     // An agent's timeout is capped by max_timeout_secs.
     let out = f
-        .bash(&a, json!({"command": "sleep 1000", "timeout_secs": 100000}))
+        .bash(
+            &a,
+            json!({"command": "sleep 1000", "timeout_secs": 100_000}),
+        )
         .await;
     assert!(out.text.contains("timed out after 5 s"), "{}", out.text);
 }

@@ -99,7 +99,10 @@ async fn start_supervisor(mut cmd: Command, ws: &Ws) -> (Child, PathBuf) {
 
 async fn stop(mut child: Child) {
     let _ = rustix::process::kill_process(
-        rustix::process::Pid::from_raw(child.id().unwrap() as i32).unwrap(),
+        rustix::process::Pid::from_raw(
+            i32::try_from(child.id().unwrap()).expect("a pid fits an i32"),
+        )
+        .unwrap(),
         rustix::process::Signal::TERM,
     );
     tokio::time::timeout(Duration::from_secs(20), child.wait())

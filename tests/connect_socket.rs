@@ -67,7 +67,7 @@ impl Sup {
     }
 
     fn pid(&self) -> i32 {
-        self.child.id().unwrap() as i32
+        i32::try_from(self.child.id().unwrap()).expect("a pid fits an i32")
     }
 
     async fn terminate(mut self) {

@@ -40,6 +40,7 @@ fn marker(i: u64) -> String {
 }
 
 #[test]
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
 fn sigkill_mid_run_of_1000_calls_loses_no_decision() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");

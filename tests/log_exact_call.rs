@@ -54,6 +54,7 @@ fn one_line(s: &str) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
 async fn commands_round_trip_through_the_trail_and_every_reader() {
     let dir = tempfile::tempdir().unwrap();
     let ws = std::fs::canonicalize(dir.path()).unwrap().join("ws");

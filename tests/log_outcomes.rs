@@ -54,6 +54,7 @@ fn set(ids: &[u64]) -> BTreeSet<u64> {
 }
 
 #[tokio::test]
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
 async fn human_log_says_who_decided_every_call() {
     let f = every_outcome().await;
     let o = airlock(&f.data, &["log"]);
@@ -167,6 +168,7 @@ async fn human_log_says_who_decided_every_call() {
 }
 
 #[tokio::test]
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
 async fn json_is_the_raw_trail_and_every_filter_selects_whole_calls() {
     let f = every_outcome().await;
     let raw = std::fs::read_to_string(&f.trail).unwrap();

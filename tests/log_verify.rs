@@ -35,8 +35,8 @@ fn trail(data: &Path) -> PathBuf {
             args: json!({"command": format!("echo {id}")}),
             summary: format!("echo {id}"),
             received_at: chrono::Utc::now(),
-            runner: Default::default(),
-            view: Default::default(),
+            runner: airlock::call::Runner::default(),
+            view: airlock::call::CallView::default(),
             edit: None,
             proposal: None,
         };
@@ -80,7 +80,7 @@ fn lines(p: &Path) -> Vec<String> {
 }
 
 fn write(p: &Path, ls: &[String]) {
-    let text: String = ls.iter().map(|l| format!("{l}\n")).collect();
+    let text: String = ls.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
     std::fs::write(p, text).unwrap();
 }
 

@@ -10,6 +10,7 @@
 mod mcp_http_support;
 mod mcp_support;
 
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use mcp_http_support::{
@@ -369,7 +370,7 @@ async fn long_call(disconnect: bool) -> (bool, Vec<Value>) {
         body.len()
     );
     for (k, v) in s.headers() {
-        head.push_str(&format!("{k}: {v}\r\n"));
+        let _ = write!(head, "{k}: {v}\r\n");
     }
     head.push_str("\r\n");
     raw.write_all(head.as_bytes()).await.unwrap();

@@ -9,6 +9,7 @@
 mod mcp_http_support;
 mod mcp_support;
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -60,7 +61,7 @@ struct Setup {
     _stop: tokio_util::sync::DropGuard,
 }
 
-async fn setup(delay: Option<Duration>) -> Setup {
+fn setup(delay: Option<Duration>) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("ws");
     std::fs::create_dir_all(&root).unwrap();
@@ -108,7 +109,7 @@ fn write_call(id: u64, path: &str, progress: bool) -> Value {
 
 #[tokio::test]
 async fn progress_reaches_the_client_while_the_call_waits() {
-    let s = setup(Some(Duration::from_secs(6))).await;
+    let s = setup(Some(Duration::from_secs(6)));
     let session = Session::open(&s.ep, "patient").await;
     let reply = session.post(&write_call(5, "note.txt", true)).await;
     assert_eq!(reply.status, 200, "{}", reply.text());
@@ -134,7 +135,7 @@ async fn progress_reaches_the_client_while_the_call_waits() {
 
 #[tokio::test]
 async fn cancelled_notification_cancels_a_waiting_call() {
-    let s = setup(None).await;
+    let s = setup(None);
     let session = Arc::new(Session::open(&s.ep, "changes-mind").await);
     let pending = {
         let session = session.clone();
@@ -163,8 +164,7 @@ async fn waiting_call(disconnect: bool) -> (bool, Vec<Value>) {
         None
     } else {
         Some(Duration::from_secs(1))
-    })
-    .await;
+    });
     let session = Session::open(&s.ep, "walks-away").await;
     let body = serde_json::to_vec(&write_call(3, "left.txt", false)).unwrap();
     let mut raw = tokio::net::TcpStream::connect(s.ep.addr).await.unwrap();
@@ -174,7 +174,7 @@ async fn waiting_call(disconnect: bool) -> (bool, Vec<Value>) {
         body.len()
     );
     for (k, v) in session.headers() {
-        head.push_str(&format!("{k}: {v}\r\n"));
+        let _ = write!(head, "{k}: {v}\r\n");
     }
     head.push_str("\r\n");
     raw.write_all(head.as_bytes()).await.unwrap();

@@ -62,12 +62,15 @@ impl Checker {
     }
 
     /// Call a tool and check the result's two forms; returns it.
-    async fn call(&mut self, tool: &str, a: Value) -> CallToolResult {
+    async fn call(&mut self, tool: &str, arguments: Value) -> CallToolResult {
         let r = self
             .client
-            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args(a.clone())))
+            .call_tool(
+                CallToolRequestParams::new(tool.to_string())
+                    .with_arguments(args(arguments.clone())),
+            )
             .await
-            .unwrap_or_else(|e| panic!("{tool} {a}: {e}"));
+            .unwrap_or_else(|e| panic!("{tool} {arguments}: {e}"));
         let is_error = r.is_error == Some(true);
         let t = text(&r);
         match &self.schemas[tool] {
@@ -79,11 +82,11 @@ impl Checker {
                 let s = r
                     .structured_content
                     .as_ref()
-                    .unwrap_or_else(|| panic!("{tool} {a}: no structuredContent: {t}"));
+                    .unwrap_or_else(|| panic!("{tool} {arguments}: no structuredContent: {t}"));
                 let errors: Vec<String> = v.iter_errors(s).map(|e| e.to_string()).collect();
                 assert!(
                     errors.is_empty(),
-                    "{tool} {a}: {s} does not validate: {errors:?}"
+                    "{tool} {arguments}: {s} does not validate: {errors:?}"
                 );
                 agree(tool, &t, s, is_error);
             }
@@ -162,6 +165,7 @@ fn agree(tool: &str, text: &str, s: &Value, is_error: bool) {
 }
 
 #[tokio::test]
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
 async fn every_result_validates_and_both_forms_agree() {
     let ws = Ws::new();
     std::fs::write(ws.root.join("big.txt"), "w\n".repeat(1000)).unwrap();

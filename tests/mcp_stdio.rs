@@ -35,6 +35,7 @@ async fn call(client: &Client, tool: &str, a: serde_json::Value) -> rmcp::model:
 }
 
 #[tokio::test]
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
 async fn initialize_handshake_lists_calls_and_audits() {
     let ws = Ws::new();
     let client = start(&ws, "stdio-test").await;

@@ -146,6 +146,10 @@ fn write_request(path: &str) -> ClientRequest {
 }
 
 #[tokio::test]
+#[expect(
+    clippy::float_cmp,
+    reason = "5 seconds, exact in f64: the notification says so"
+)]
 async fn progress_is_sent_while_the_call_waits_for_approval() {
     let s = setup(Some(Duration::from_secs(6))).await;
     let r = s

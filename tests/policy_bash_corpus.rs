@@ -4,6 +4,8 @@
 //! known-safe and prefix proposals, and a differential check of quote
 //! removal against the real bash.
 
+use std::fmt::Write as _;
+
 use airlock::policy::shell::{
     ParseError, allowed_by, known_safe, parse, propose_prefix, specifier_matches,
     specifier_matches_any,
@@ -458,7 +460,7 @@ fn literal_words_agree_with_bash() {
         "a =b c=d",
     ]
     .iter()
-    .map(|s| s.to_string())
+    .map(ToString::to_string)
     .collect();
     commands.extend(generated_commands(300));
 
@@ -474,11 +476,12 @@ fn literal_words_agree_with_bash() {
         };
         expected.push((
             cmd.clone(),
-            argv.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            argv.iter().map(ToString::to_string).collect::<Vec<_>>(),
         ));
-        script.push_str(&format!(
+        let _ = write!(
+            script,
             "set -- {cmd}\nprintf '%s\\0' \"$@\"; printf '\\001'\n"
-        ));
+        );
     }
     assert!(
         expected.len() >= 200,
@@ -527,7 +530,7 @@ fn generated_commands(n: usize) -> Vec<String> {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        (state % m as u64) as usize
+        usize::try_from(state % m as u64).expect("below m, a usize")
     };
     (0..n)
         .map(|_| {
@@ -554,46 +557,46 @@ fn generated_commands(n: usize) -> Vec<String> {
 #[test]
 fn substitutions_bash_runs_are_seen() {
     const CASES: &[&str] = &[
-        r##"ls ""#$(X)"##,
-        r##"ls x\ #$(X)"##,
-        r##"ls $x#$(X)"##,
-        r##"ls 'a'#$(X)"##,
-        r##"ls \##$(X)"##,
-        r##"ls {}#$(X)"##,
-        r##"ls >#$(X)"##,
-        r##"ls 2>&1#$(X)"##,
-        r##"ls "'$(X)'""##,
-        r##"ls '"$(X)"'"##,
-        r##"ls \"$(X)\""##,
-        r##"ls $'$(X)'"##,
-        r##"ls "\$(X)""##,
-        r##"ls "\\$(X)""##,
-        r##"ls \\$(X)"##,
-        r##"ls "${x:-"$(X)"}""##,
-        r##"ls ${x:-'$(X)'}"##,
-        r##"ls "${x:-'$(X)'}""##,
-        r##"ls "${x/'$(X)'/y}""##,
-        r##"ls "${x#'`X`'}""##,
+        "ls \"\"#$(X)",
+        r"ls x\ #$(X)",
+        r"ls $x#$(X)",
+        r"ls 'a'#$(X)",
+        r"ls \##$(X)",
+        r"ls {}#$(X)",
+        r"ls >#$(X)",
+        r"ls 2>&1#$(X)",
+        r#"ls "'$(X)'""#,
+        r#"ls '"$(X)"'"#,
+        r#"ls \"$(X)\""#,
+        r"ls $'$(X)'",
+        r#"ls "\$(X)""#,
+        r#"ls "\\$(X)""#,
+        r"ls \\$(X)",
+        r#"ls "${x:-"$(X)"}""#,
+        r"ls ${x:-'$(X)'}",
+        r#"ls "${x:-'$(X)'}""#,
+        r#"ls "${x/'$(X)'/y}""#,
+        r#"ls "${x#'`X`'}""#,
         "ls <<E\n$(X)\nE",
         "ls <<\\E\n$(X)\nE",
         "ls <<E\n\\$(X)\nE",
         "ls <<E\n\\\\$(X)\nE",
         "ls <<-E\n\t$(X)\n\tE",
-        r##"ls `echo \$(X)`"##,
-        r##"ls "`X`""##,
-        r##"ls '`X`'"##,
-        r##"ls $(( $(X) ))"##,
-        r##"ls ${x[$(X)]}"##,
-        r##"x=$(X) ls"##,
-        r##"ls x=$(X)"##,
-        r##"ls <<< "$(X)""##,
-        r##"ls $(</dev/null)$(X)"##,
-        r##"ls $(echo ")")$(X)"##,
+        r"ls `echo \$(X)`",
+        r#"ls "`X`""#,
+        r"ls '`X`'",
+        r"ls $(( $(X) ))",
+        r"ls ${x[$(X)]}",
+        r"x=$(X) ls",
+        r"ls x=$(X)",
+        r#"ls <<< "$(X)""#,
+        r"ls $(</dev/null)$(X)",
+        r#"ls $(echo ")")$(X)"#,
         "ls $(# )\nX)",
-        r##"ls ${x:0:$(X)}"##,
-        r##"case $(X) in *) ls;; esac"##,
-        r##"for f in $(X); do ls; done"##,
-        r##"ls > "$(X)""##,
+        r"ls ${x:0:$(X)}",
+        r"case $(X) in *) ls;; esac",
+        r"for f in $(X); do ls; done",
+        r#"ls > "$(X)""#,
     ];
     let mut ran = 0;
     for case in CASES {

@@ -52,7 +52,7 @@ impl Rng {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
+        usize::try_from(self.0 % n as u64).expect("below n, a usize")
     }
 
     fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {

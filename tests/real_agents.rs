@@ -127,6 +127,7 @@ async fn drive(tui: &mut Tui, ws: &std::path::Path) -> Result<Vec<Relay>, String
     Ok(relays)
 }
 
+#[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
 async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, String> {
     let started = Instant::now();
     let h = Home::new();
@@ -415,7 +416,8 @@ async fn connect_wait_leaves_nothing_behind_when_the_agent_exits_first() {
     let left = relays_in(&h.ws);
     for r in &left {
         let _ = rustix::process::kill_process(
-            rustix::process::Pid::from_raw(r.pid as i32).unwrap(),
+            rustix::process::Pid::from_raw(i32::try_from(r.pid).expect("a pid fits an i32"))
+                .unwrap(),
             rustix::process::Signal::KILL,
         );
     }

@@ -37,7 +37,7 @@ fn data_dir() -> tempfile::TempDir {
     let mut old = Chain::default();
     old.raw(
         at(-86_400_000),
-        serde_json::json!({"type": "session_end", "reason": "old"}),
+        &serde_json::json!({"type": "session_end", "reason": "old"}),
     );
     std::fs::write(audit.join("20260101T000000.000Z-0000.jsonl"), old.text()).unwrap();
     data

@@ -9,7 +9,7 @@ use airlock::tui::{Focus, Msg};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use review_support::*;
 
-fn snap(name: &str, w: u16, h: u16, screen: String) {
+fn snap(name: &str, w: u16, h: u16, screen: &str) {
     insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen);
 }
 
@@ -34,7 +34,7 @@ fn select(app: &mut airlock::tui::App, id: u64) {
 fn review_opens_on_the_first_call() {
     let (_d, path) = trail();
     for (w, h) in SIZES {
-        snap("review_open", w, h, screen(&review(&path, w, h)));
+        snap("review_open", w, h, &screen(&review(&path, w, h)));
     }
 }
 
@@ -44,13 +44,13 @@ fn review_of_a_write_shows_its_diff() {
     for (w, h) in SIZES {
         let mut app = review(&path, w, h);
         select(&mut app, 3);
-        snap("review_write", w, h, screen(&app));
+        snap("review_write", w, h, &screen(&app));
         app.update(code(KeyCode::Tab));
         assert_eq!(app.focus, Focus::Detail);
         let detail = pane(w, h, |f, area| {
             airlock::tui::ui::detail::draw(f, &app.detail_pane(), area);
         });
-        snap("review_write_detail", w, h, detail);
+        snap("review_write_detail", w, h, &detail);
     }
 }
 
@@ -62,11 +62,11 @@ fn review_of_a_denied_call_says_who_and_why() {
         app.update(key('n'));
         app.update(key('n'));
         assert_eq!(selected_id(&app), Some(6));
-        snap("review_denied", w, h, screen(&app));
+        snap("review_denied", w, h, &screen(&app));
         let detail = pane(w, h / 2, |f, area| {
             airlock::tui::ui::detail::draw(f, &app.detail_pane(), area);
         });
-        snap("review_denied_detail", w, h, detail);
+        snap("review_denied_detail", w, h, &detail);
     }
 }
 
@@ -79,10 +79,10 @@ fn review_filter_being_typed_and_applied() {
         for c in "rm -rf".chars() {
             app.update(key(c));
         }
-        snap("review_filter_typing", w, h, screen(&app));
+        snap("review_filter_typing", w, h, &screen(&app));
         app.update(code(KeyCode::Enter));
         app.now = at(400_000);
-        snap("review_filtered", w, h, screen(&app));
+        snap("review_filtered", w, h, &screen(&app));
     }
 }
 
@@ -92,7 +92,7 @@ fn review_help() {
     for (w, h) in SIZES {
         let mut app = review(&path, w, h);
         app.update(key('?'));
-        snap("review_help", w, h, screen(&app));
+        snap("review_help", w, h, &screen(&app));
     }
 }
 
@@ -103,7 +103,7 @@ fn review_of_an_edited_trail_says_where_it_breaks() {
     for (w, h) in SIZES {
         let mut app = review(&path, w, h);
         select(&mut app, 6);
-        snap("review_edited", w, h, screen(&app));
+        snap("review_edited", w, h, &screen(&app));
     }
 }
 
@@ -113,7 +113,7 @@ fn review_of_a_torn_trail_says_so() {
     for (w, h) in SIZES {
         let mut app = review(&path, w, h);
         app.update(key('G'));
-        snap("review_torn", w, h, screen(&app));
+        snap("review_torn", w, h, &screen(&app));
     }
 }
 

@@ -110,7 +110,7 @@ async fn a_workspace_under_tmp_keeps_its_path_and_stays_private_around_it() {
     let dir = tempfile::tempdir().unwrap();
     let sibling = std::fs::canonicalize(dir.path()).unwrap().join("sibling");
     std::fs::write(&sibling, "host file next to the workspace").unwrap();
-    let f = fixture_in(dir, "", Default::default());
+    let f = fixture_in(dir, "", airlock::sandbox::SandboxOverrides::default());
     assert!(f.ws.starts_with("/tmp"));
     assert_eq!(f.ok("pwd").await, f.ws.display().to_string());
     f.ok("echo hi > inside.txt").await;
@@ -194,7 +194,7 @@ async fn read_only_mode_with_the_workspace_under_tmp() {
     let f = fixture_in(
         tempfile::tempdir().unwrap(),
         "mode = \"read-only\"",
-        Default::default(),
+        airlock::sandbox::SandboxOverrides::default(),
     );
     std::fs::write(f.ws.join("keep.txt"), "kept").unwrap();
     f.fails("echo x > new.txt").await;

@@ -4,7 +4,7 @@
 
 mod sandbox_support;
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::Duration;
 
@@ -20,7 +20,6 @@ fn listener() -> (u16, std::sync::mpsc::Receiver<String>) {
     std::thread::spawn(move || {
         for s in l.incoming() {
             let Ok(mut s) = s else { continue };
-            use std::io::Write;
             let _ = s.write_all(b"hello\n");
             s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
             let mut got = String::new();

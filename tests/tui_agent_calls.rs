@@ -11,7 +11,7 @@ use serde_json::json;
 use std::sync::Arc;
 use tui_support::*;
 
-fn snap(name: &str, w: u16, h: u16, screen: String) {
+fn snap(name: &str, w: u16, h: u16, screen: &str) {
     insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen);
 }
 
@@ -95,7 +95,7 @@ fn the_prompt_says_the_agent_runs_a_native_call_itself_and_offers_no_edit() {
             !text.contains("e edit"),
             "no edit without an edit field: {text}"
         );
-        snap("agent_prompt_bash", w, h, screen(&app));
+        snap("agent_prompt_bash", w, h, &screen(&app));
     }
     // Control: airlock's own bash offers the edit and says nothing of the kind.
     let app = prompted(160, 48, bash(3, "npm test", "run the tests"));
@@ -140,7 +140,7 @@ fn a_multi_file_patch_the_agent_applies_itself_is_a_coloured_diff() {
             text.contains("README.md") && text.contains("set -eu"),
             "{text}"
         );
-        snap("agent_prompt_patch", w, h, screen(&app));
+        snap("agent_prompt_patch", w, h, &screen(&app));
     }
 }
 
@@ -158,6 +158,6 @@ fn the_list_and_the_detail_say_the_agent_ran_it() {
             text.contains("the agent runs this call itself (Bash), outside airlock's sandbox"),
             "the detail of the selected call: {text}"
         );
-        snap("agent_calls_list_detail", w, h, screen(&app));
+        snap("agent_calls_list_detail", w, h, &screen(&app));
     }
 }

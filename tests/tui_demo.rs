@@ -31,9 +31,12 @@ impl Confirmer for Newcomer {
 #[test]
 fn the_scenario_uses_only_tools_that_exist() {
     let scenario = Scenario::builtin().unwrap();
-    let tools =
-        airlock::tools::ToolRegistry::configured(&Default::default(), &Default::default(), None)
-            .unwrap();
+    let tools = airlock::tools::ToolRegistry::configured(
+        &airlock::tools::ToolsConfig::default(),
+        &airlock::tools::bash::BashConfig::default(),
+        None,
+    )
+    .unwrap();
     for step in &scenario.steps {
         assert!(tools.get(&step.tool).is_some(), "{}", step.tool);
     }

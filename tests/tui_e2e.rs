@@ -217,7 +217,7 @@ async fn sigterm_gives_the_terminal_back() {
     let ws = Ws::new();
     let mut tui = Tui::start(&ws);
     tui.wait_for_new("No calls yet").await;
-    let pid = tui.0.child.process_id().unwrap() as i32;
+    let pid = i32::try_from(tui.0.child.process_id().unwrap()).expect("a pid fits an i32");
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(pid).unwrap(),
         rustix::process::Signal::TERM,

@@ -6,6 +6,7 @@ mod tui_support;
 
 use airlock::tui::{Focus, Msg};
 use crossterm::event::KeyCode;
+use std::fmt::Write as _;
 use tui_support::*;
 
 fn rows(s: &str) -> Vec<String> {
@@ -71,7 +72,10 @@ fn the_bash_prompts_cwd_never_leaves_a_stray_fragment() {
 #[test]
 fn g_and_end_reach_the_end_of_the_detail_pane() {
     let mut app = busy_app(80, 24);
-    let long: String = (1..=200).map(|i| format!("line {i}\n")).collect();
+    let long: String = (1..=200).fold(String::new(), |mut s, i| {
+        let _ = writeln!(s, "line {i}");
+        s
+    });
     read_ok(
         &mut app,
         call(

@@ -6,6 +6,7 @@
 
 mod tui_support;
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use airlock::call::{ApprovedBy, Decision, Proposal, ToolKind, WriteAction};
@@ -149,10 +150,13 @@ fn every_argument_of_any_tool_is_shown_whole() {
 }
 
 fn big_write(lines: usize) -> airlock::call::CallInfo {
-    let content: String = (1..=lines).map(|i| format!("line {i}\n")).collect();
+    let content: String = (1..=lines).fold(String::new(), |mut s, i| {
+        let _ = writeln!(s, "line {i}");
+        s
+    });
     let mut diff = format!("--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,{lines} @@\n");
     for i in 1..=lines {
-        diff.push_str(&format!("+line {i}\n"));
+        let _ = writeln!(diff, "+line {i}");
     }
     let mut c = call(
         1,

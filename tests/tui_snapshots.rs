@@ -9,14 +9,14 @@ use airlock::tui::{Focus, Msg};
 use crossterm::event::KeyCode;
 use tui_support::*;
 
-fn snap(name: &str, w: u16, h: u16, screen: String) {
+fn snap(name: &str, w: u16, h: u16, screen: &str) {
     insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen);
 }
 
 #[test]
 fn empty_screen() {
     for (w, h) in SIZES {
-        snap("empty", w, h, screen(&app(w, h)));
+        snap("empty", w, h, &screen(&app(w, h)));
     }
 }
 
@@ -28,7 +28,7 @@ fn calls_pane() {
         let s = pane(w, h / 2, |f, area| {
             ui::calls::draw(f, &app.calls_pane(area), area);
         });
-        snap("calls_pane", w, h, s);
+        snap("calls_pane", w, h, &s);
     }
 }
 
@@ -41,7 +41,7 @@ fn calls_pane_scrolled_up_with_focus() {
         let s = pane(w, h / 2, |f, area| {
             ui::calls::draw(f, &app.calls_pane(area), area);
         });
-        snap("calls_pane_scrolled", w, h, s);
+        snap("calls_pane_scrolled", w, h, &s);
     }
 }
 
@@ -53,7 +53,7 @@ fn detail_of_a_running_command_with_live_output() {
         let s = pane(w, h / 2, |f, area| {
             ui::detail::draw(f, &app.detail_pane(), area);
         });
-        snap("detail_running", w, h, s);
+        snap("detail_running", w, h, &s);
     }
 }
 
@@ -65,7 +65,7 @@ fn detail_of_a_denied_command() {
         let s = pane(w, h / 2, |f, area| {
             ui::detail::draw(f, &app.detail_pane(), area);
         });
-        snap("detail_denied", w, h, s);
+        snap("detail_denied", w, h, &s);
     }
 }
 
@@ -79,7 +79,7 @@ fn detail_of_an_edit_with_its_diff() {
         let s = pane(w, h, |f, area| {
             ui::detail::draw(f, &app.detail_pane(), area);
         });
-        snap("detail_edit", w, h, s);
+        snap("detail_edit", w, h, &s);
     }
 }
 
@@ -91,7 +91,7 @@ fn audit_pane() {
         let s = pane(w, 8, |f, area| {
             ui::audit::draw(f, &app.audit_pane(area), area);
         });
-        snap("audit_pane", w, h, s);
+        snap("audit_pane", w, h, &s);
     }
 }
 
@@ -107,7 +107,7 @@ fn status_bar() {
         let s = pane(w, 2, |f, area| {
             ui::status::draw(f, &app.status_bar().unwrap(), area);
         });
-        snap("status_bar", w, h, s);
+        snap("status_bar", w, h, &s);
     }
 }
 
@@ -123,7 +123,7 @@ fn status_bar_sandbox_off_says_why() {
             ui::status::draw(f, &app.status_bar().unwrap(), area);
         });
         assert!(s.contains("sandbox: off — landlock"), "{s}");
-        snap("status_bar_sandbox_off", w, h, s);
+        snap("status_bar_sandbox_off", w, h, &s);
     }
 }
 
@@ -132,7 +132,7 @@ fn full_screen() {
     for (w, h) in SIZES {
         let mut app = busy_app(w, h);
         with_running(&mut app);
-        snap("full", w, h, screen(&app));
+        snap("full", w, h, &screen(&app));
     }
 }
 
@@ -162,7 +162,7 @@ fn prompt_for_bash() {
                 "run the tests in release mode",
             ),
         );
-        snap("prompt_bash", w, h, screen(&app));
+        snap("prompt_bash", w, h, &screen(&app));
     }
 }
 
@@ -172,7 +172,7 @@ fn prompt_for_bash_with_countdown() {
         let mut app = prompted(w, h, bash(10, "cargo test", "run the tests"));
         app.live_mut().unwrap().approval_timeout = Some(std::time::Duration::from_secs(120));
         app.now = at(35_500);
-        snap("prompt_countdown", w, h, screen(&app));
+        snap("prompt_countdown", w, h, &screen(&app));
     }
 }
 
@@ -180,7 +180,7 @@ fn prompt_for_bash_with_countdown() {
 fn prompt_for_a_write_with_its_diff() {
     for (w, h) in SIZES {
         let app = prompted(w, h, edit(10));
-        snap("prompt_write", w, h, screen(&app));
+        snap("prompt_write", w, h, &screen(&app));
     }
 }
 
@@ -191,7 +191,7 @@ fn prompt_for_a_write_scrolled() {
         app.update(key('j'));
         app.update(key('j'));
         app.update(key('j'));
-        snap("prompt_write_scrolled", w, h, screen(&app));
+        snap("prompt_write_scrolled", w, h, &screen(&app));
     }
 }
 
@@ -203,7 +203,7 @@ fn prompt_in_edit_mode() {
         app.update(ctrl('w'));
         type_text(&mut app, "build/tmp");
         app.update(code(KeyCode::Left));
-        snap("prompt_edit", w, h, screen(&app));
+        snap("prompt_edit", w, h, &screen(&app));
     }
 }
 
@@ -213,7 +213,7 @@ fn prompt_in_deny_reason_mode() {
         let mut app = prompted(w, h, bash(10, "rm -rf build", "clean the build output"));
         app.update(key('n'));
         type_text(&mut app, "keep the build, it is the release");
-        snap("prompt_deny", w, h, screen(&app));
+        snap("prompt_deny", w, h, &screen(&app));
     }
 }
 
@@ -223,7 +223,7 @@ fn prompt_choosing_a_session_grant() {
         let mut app = prompted(w, h, bash(10, "cargo test --release", "run the tests"));
         app.update(key('s'));
         app.update(key('j'));
-        snap("prompt_session", w, h, screen(&app));
+        snap("prompt_session", w, h, &screen(&app));
     }
 }
 
@@ -232,7 +232,7 @@ fn prompt_choosing_an_always_rule() {
     for (w, h) in SIZES {
         let mut app = prompted(w, h, edit(10));
         app.update(key('a'));
-        snap("prompt_always", w, h, screen(&app));
+        snap("prompt_always", w, h, &screen(&app));
     }
 }
 
@@ -241,7 +241,7 @@ fn help_overlay() {
     for (w, h) in SIZES {
         let mut app = busy_app(w, h);
         app.update(key('?'));
-        snap("help", w, h, screen(&app));
+        snap("help", w, h, &screen(&app));
     }
 }
 
@@ -267,7 +267,7 @@ fn grants_view() {
         app.update(Msg::Grants(grants));
         app.update(key('r'));
         app.update(key('j'));
-        snap("grants", w, h, screen(&app));
+        snap("grants", w, h, &screen(&app));
     }
 }
 
@@ -276,6 +276,6 @@ fn quit_question_when_calls_wait() {
     for (w, h) in SIZES {
         let mut app = prompted(w, h, bash(10, "make", "build"));
         app.update(key('q'));
-        snap("quit", w, h, screen(&app));
+        snap("quit", w, h, &screen(&app));
     }
 }

@@ -12,6 +12,7 @@ use serde_json::json;
 /// A session: start, two agents, calls of three records each — reads
 /// with 512-byte excerpts, bash commands (some denied, some failing,
 /// some blocked), writes with diffs — and the end.
+#[expect(clippy::too_many_lines, reason = "one fixture, read top to bottom")]
 pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
     let log = AuditLog::create(path)?;
     let start: AuditEvent = serde_json::from_value(json!({
@@ -69,8 +70,8 @@ pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
             args,
             summary,
             received_at: chrono::Utc::now(),
-            runner: Default::default(),
-            view: Default::default(),
+            runner: airlock::call::Runner::default(),
+            view: airlock::call::CallView::default(),
             edit: None,
             proposal: None,
         };

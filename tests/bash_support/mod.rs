@@ -91,7 +91,7 @@ pub fn fd_list() -> Vec<String> {
 
 /// Our live child processes.
 pub fn children() -> Vec<i32> {
-    let me = std::process::id() as i32;
+    let me = i32::try_from(std::process::id()).expect("a pid fits an i32");
     procs::all()
         .into_iter()
         .filter(|p| p.ppid == me && p.state != 'Z')

@@ -134,5 +134,8 @@ pub async fn wait_for(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
 
 /// Arguments object from JSON.
 pub fn args(v: Value) -> serde_json::Map<String, Value> {
-    v.as_object().unwrap().clone()
+    match v {
+        Value::Object(m) => m,
+        other => panic!("arguments must be an object: {other}"),
+    }
 }

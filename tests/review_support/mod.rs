@@ -53,10 +53,10 @@ impl Default for Chain {
 
 impl Chain {
     /// Append a record of `body` (an object with `type`) written at `ts`.
-    pub fn raw(&mut self, ts: DateTime<Utc>, body: Value) {
+    pub fn raw(&mut self, ts: DateTime<Utc>, body: &Value) {
         let seq = self.lines.len();
         let ts = ts.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-        let body = serde_json::to_string(&body).unwrap();
+        let body = serde_json::to_string(body).unwrap();
         let inner = &body[1..body.len() - 1];
         let line = format!(
             "{{\"v\":1,\"seq\":{seq},\"ts\":\"{ts}\",{inner},\"prev\":\"{}\"}}",
@@ -69,7 +69,7 @@ impl Chain {
     }
 
     pub fn event(&mut self, ts: DateTime<Utc>, e: AuditEvent) {
-        self.raw(ts, serde_json::to_value(e).unwrap());
+        self.raw(ts, &serde_json::to_value(e).unwrap());
     }
 
     /// Keep the first `n` lines; the chain goes on from the last of them.
@@ -85,7 +85,7 @@ impl Chain {
     }
 
     pub fn text(&self) -> String {
-        self.lines.iter().map(|l| format!("{l}\n")).collect()
+        self.lines.iter().flat_map(|l| [l.as_str(), "\n"]).collect()
     }
 }
 
@@ -134,8 +134,8 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
         args: c.args,
         summary: c.summary.into(),
         received_at: asked,
-        runner: Default::default(),
-        view: Default::default(),
+        runner: airlock::call::Runner::default(),
+        view: airlock::call::CallView::default(),
         edit: None,
         proposal: None,
     };
@@ -157,9 +157,10 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
         AuditEvent::CallFinished {
             call_id: id,
             status: outcome_of(c.status),
-            duration_ms: (c.think + c.run) as u64,
-            wait_ms: Some(c.think as u64),
-            run_ms: (c.status == "ok" || c.status == "error").then_some(c.run as u64),
+            duration_ms: u64::try_from(c.think + c.run).expect("durations are not negative"),
+            wait_ms: Some(u64::try_from(c.think).expect("durations are not negative")),
+            run_ms: (c.status == "ok" || c.status == "error")
+                .then_some(u64::try_from(c.run).expect("durations are not negative")),
             is_error: c.status != "ok",
             truncated: false,
             output_bytes: c.excerpt.len(),
@@ -207,11 +208,12 @@ fn read<'a>(tool: &'a str, path: &str, summary: &'a str, excerpt: &'a str) -> Ca
 }
 
 /// The session: ids 1–12, one of each kind of decision.
+#[expect(clippy::too_many_lines, reason = "one fixture, read top to bottom")]
 pub fn session_chain() -> Chain {
     let mut c = Chain::default();
     c.raw(
         at(0),
-        json!({
+        &json!({
             "type": "session_start", "session": SESSION, "workspace": WORKSPACE,
             "version": "0.1.0", "pid": 4242, "mode": "supervisor", "confirmer": "tui",
             "config_digest": "0".repeat(64),
@@ -407,7 +409,7 @@ pub fn session_chain() -> Chain {
     );
     c.raw(
         at(301_000),
-        json!({ "type": "session_end", "reason": "the user quit" }),
+        &json!({ "type": "session_end", "reason": "the user quit" }),
     );
     c
 }

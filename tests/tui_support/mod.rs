@@ -74,9 +74,9 @@ pub fn call(
         kind: Some(kind),
         args,
         summary: summary.into(),
-        received_at: at(id as i64 * 1000 - 60_000),
-        runner: Default::default(),
-        view: Default::default(),
+        received_at: at(i64::try_from(id).expect("a small test id") * 1000 - 60_000),
+        runner: airlock::call::Runner::default(),
+        view: airlock::call::CallView::default(),
         edit: None,
         proposal: None,
     }
@@ -182,6 +182,7 @@ pub fn read_ok(app: &mut App, info: CallInfo, text: &str) {
 
 /// The demo's run so far: reads, a grep, an approved edit, a test run,
 /// a refused secret, a denied command and a running one.
+#[expect(clippy::too_many_lines, reason = "one fixture, read top to bottom")]
 pub fn busy_app(w: u16, h: u16) -> App {
     let mut app = app(w, h);
     core(&mut app, vec![Event::AgentConnected(agent())]);
