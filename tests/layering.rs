@@ -266,7 +266,7 @@ fn violations(sources: &Sources) -> Vec<String> {
     problems
 }
 
-/// Each cycle between top-level modules, with one <file:line> per step.
+/// Each cycle between top-level modules, with one `file:line` per step.
 fn cycles(edges: &[Edge]) -> Vec<String> {
     let mut graph: BTreeMap<&str, BTreeMap<&str, &Edge>> = BTreeMap::new();
     for e in edges {

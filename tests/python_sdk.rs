@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/sdk_compat.py");
 
 /// The markers of the secrets `sdk_compat.py` plants in excluded files and
-/// outside the workspace (its `LEAK_MARKERS)`: none may show up anywhere in
+/// outside the workspace (its `LEAK_MARKERS`): none may show up anywhere in
 /// the audit trail.
 const LEAK_MARKERS: [&str; 6] = [
     "zqx-env-7",
