@@ -54,8 +54,12 @@ fn deny_beats_ask_beats_allow() {
     );
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("cargo build"));
     assert_eq!(
-        (v.verdict, v.rule.as_str(), v.source.describe()),
-        (Verdict::Allow, "bash(cargo *)", "test.toml")
+        (v.verdict, v.rule.as_str(), &v.source),
+        (
+            Verdict::Allow,
+            "bash(cargo *)",
+            &VerdictSource::File("test.toml".into())
+        )
     );
     assert_eq!(
         p.evaluate("bash", ToolKind::Exec, &cmd("cargo publish --dry-run"))
@@ -236,8 +240,12 @@ fn known_safe_commands_only_when_enabled() {
     );
     let v = on.evaluate("bash", ToolKind::Exec, &cmd("ls -la && git status"));
     assert_eq!(
-        (v.verdict, v.source.describe()),
-        (Verdict::Allow, "bash.auto_approve_read_only")
+        (v.verdict, &v.source, v.source.describe().as_str()),
+        (
+            Verdict::Allow,
+            &VerdictSource::KnownSafe,
+            "bash.auto_approve_read_only"
+        )
     );
     assert_eq!(
         on.evaluate("bash", ToolKind::Exec, &cmd("ls > out.txt"))

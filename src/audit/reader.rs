@@ -58,9 +58,10 @@ pub struct TrailRecord {
 }
 
 /// The event a record holds.
-// Nearly every record is a known event; boxing it would cost an
-// allocation per record for the rare unknown one.
-#[allow(clippy::large_enum_variant)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "nearly every record is a known event; boxing it would cost an allocation per record for the rare unknown one"
+)]
 #[derive(Debug, Clone)]
 pub enum RecordBody {
     /// A known event.

@@ -2,8 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
+use std::path::Path;
 
 use super::outcome::Outcome;
+use super::verdict::VerdictSource;
 
 /// Who (or what) made a decision. Serialized flat into the decision record as
 /// `"by": "<variant>"` plus the variant's fields.
@@ -15,7 +17,7 @@ pub enum DecidedBy {
         /// The rule text.
         rule: String,
         /// Where the rule came from.
-        source: String,
+        source: VerdictSource,
     },
     /// A grant the human made earlier in this session.
     Grant {
@@ -45,22 +47,36 @@ pub enum DecidedBy {
 }
 
 impl DecidedBy {
-    /// Who decided, for people: `by you`, `by rule R (S)`, `because nobody
-    /// answered in time` …
+    /// Who decided, for people: `by you`, `by rule R (S)`, `by session
+    /// grant R`, `(no answer in time)` … It follows a verb (`approved`,
+    /// `refused`) or an outcome (`denied`, `timeout`).
     pub fn describe(&self) -> String {
+        self.describe_in(None)
+    }
+
+    /// As [`describe`](Self::describe), with rule files inside
+    /// `workspace` named relative to it.
+    pub fn describe_in(&self, workspace: Option<&Path>) -> String {
         match self {
-            Self::Rule { rule, source } => format!("by rule {rule} ({source})"),
-            Self::Grant { rule } => format!("by the session grant {rule}"),
+            // A guardrail's rule names it: `by guardrail: mkfs`.
+            Self::Rule {
+                rule,
+                source: VerdictSource::Guardrail,
+            } => format!("by {rule}"),
+            Self::Rule { rule, source } => {
+                format!("by rule {rule} ({})", source.describe_in(workspace))
+            }
+            Self::Grant { rule } => format!("by session grant {rule}"),
             Self::User => "by you".into(),
-            Self::Headless => "by the headless confirmer".into(),
+            Self::Headless => "(headless: no one to ask)".into(),
             Self::ApproveAll => "by --approve-all".into(),
-            Self::Timeout => "because nobody answered in time".into(),
-            Self::Cancelled => "because the agent cancelled it".into(),
+            Self::Timeout => "(no answer in time)".into(),
+            Self::Cancelled => "by the agent".into(),
             Self::Scope => "by the path scope".into(),
-            Self::InvalidArguments => "for invalid arguments".into(),
-            Self::Shutdown => "because the supervisor closed".into(),
-            Self::Disconnected => "because the agent disconnected".into(),
-            Self::ConfirmerFailed => "because the prompt failed".into(),
+            Self::InvalidArguments => "(invalid arguments)".into(),
+            Self::Shutdown => "(the supervisor shut down)".into(),
+            Self::Disconnected => "(the agent disconnected)".into(),
+            Self::ConfirmerFailed => "(the prompt failed)".into(),
         }
     }
 
@@ -90,7 +106,7 @@ pub enum ApprovedBy {
         /// The rule text.
         rule: String,
         /// Where the rule came from.
-        source: String,
+        source: VerdictSource,
     },
     /// A grant the human made earlier in this session.
     Grant {
@@ -363,6 +379,61 @@ mod tests {
             json!({"approved": true, "by": "user", "edited_command": "ls -la"})
         );
         assert_eq!(serde_json::from_value::<Decision>(v).unwrap(), d);
+    }
+
+    #[test]
+    fn old_trail_lines_read_with_typed_sources() {
+        // As written before the source was typed.
+        let lines = [
+            (
+                r#"{"approved":false,"by":"rule","rule":"guardrail: mkfs","source":"built-in guardrail","reason":"blocked"}"#,
+                VerdictSource::Guardrail,
+            ),
+            (
+                r#"{"approved":true,"by":"rule","rule":"default: read-only tools run without asking","source":"built-in"}"#,
+                VerdictSource::BuiltIn,
+            ),
+            (
+                r#"{"approved":false,"by":"rule","rule":"mode read-only: writes and commands are refused","source":"mode"}"#,
+                VerdictSource::Mode,
+            ),
+            (
+                r#"{"approved":true,"by":"rule","rule":"bash(ls *) + bash(git status)","source":"/w/.airlock.toml, session"}"#,
+                VerdictSource::Several(vec![
+                    VerdictSource::File("/w/.airlock.toml".into()),
+                    VerdictSource::Session,
+                ]),
+            ),
+        ];
+        for (line, want) in lines {
+            let d: Decision = serde_json::from_str(line).unwrap();
+            let DecidedBy::Rule { source, .. } = d.by() else {
+                panic!("{line}: {d:?}");
+            };
+            assert_eq!(source, want, "{line}");
+            // Written back in the same shape.
+            let back = serde_json::to_value(&d).unwrap();
+            let orig: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert_eq!(back, orig);
+        }
+    }
+
+    #[test]
+    fn a_guardrail_is_known_by_its_source_not_its_words() {
+        let guardrail = DecidedBy::Rule {
+            rule: "guardrail: mkfs".into(),
+            source: VerdictSource::Guardrail,
+        };
+        assert_eq!(guardrail.describe(), "by guardrail: mkfs");
+        // A rule file whose path says "guardrail" is a rule file.
+        let file = DecidedBy::Rule {
+            rule: "bash(mkfs *)".into(),
+            source: VerdictSource::File("/w/guardrail.toml".into()),
+        };
+        assert_eq!(
+            file.describe_in(Some(Path::new("/w"))),
+            "by rule bash(mkfs *) (guardrail.toml)"
+        );
     }
 
     #[test]

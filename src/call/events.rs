@@ -34,9 +34,10 @@ pub struct CallOutcome {
 }
 
 /// One thing that happened in the core.
-// CallReceived carries the whole call (its view and edit field included);
-// events are rare next to the work each stands for, so no box.
-#[allow(clippy::large_enum_variant)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "CallReceived carries the whole call (its view and edit field); events are rare next to the work each stands for, so no box"
+)]
 #[derive(Debug, Clone)]
 pub enum Event {
     /// An agent connected (an MCP session was initialised).

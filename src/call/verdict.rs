@@ -1,5 +1,7 @@
 //! What the policy says about a call before anyone is asked.
 
+use std::path::{Path, PathBuf};
+
 use serde::{Deserialize, Serialize};
 
 /// Allow, ask or deny.
@@ -26,35 +28,116 @@ impl Verdict {
 }
 
 /// Where the rule behind a verdict came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Recorded as its words (a rule's `source` in the trail: `built-in`,
+/// `mode`, a config file's path …), so trails written before it was typed
+/// read back as the same source.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", from = "String")]
 pub enum VerdictSource {
-    /// A grant the human made at the prompt in this session.
+    /// A grant the human made at the prompt in this session (`session`).
     Session,
-    /// A configured rule or a default: the config file's path, `built-in`,
-    /// `mode`, or the setting that produced it.
-    Configured(String),
+    /// A built-in guardrail (`built-in guardrail`).
+    Guardrail,
+    /// The policy mode (`mode`: read-only, trust-edits).
+    Mode,
+    /// A built-in default for the tool's kind (`built-in`).
+    BuiltIn,
+    /// A deny rule that cannot see what a command runs, so it is asked
+    /// (`deny-rule tripwire`).
+    DenyTripwire,
+    /// The known-safe read-only commands
+    /// (`bash.auto_approve_read_only`).
+    KnownSafe,
+    /// A rule in this configuration file.
+    File(PathBuf),
+    /// Several rules together (bash allow rules and prefix grants), named
+    /// in order, joined by `, `.
+    Several(Vec<VerdictSource>),
 }
+
+const SESSION: &str = "session";
+const GUARDRAIL: &str = "built-in guardrail";
+const MODE: &str = "mode";
+const BUILT_IN: &str = "built-in";
+const DENY_TRIPWIRE: &str = "deny-rule tripwire";
+const KNOWN_SAFE: &str = "bash.auto_approve_read_only";
+const SEPARATOR: &str = ", ";
 
 impl VerdictSource {
     /// The words shown for it (and recorded as a rule's `source`).
-    pub fn describe(&self) -> &str {
+    pub fn describe(&self) -> String {
+        self.describe_in(None)
+    }
+
+    /// As [`describe`](Self::describe), with configuration files inside
+    /// `workspace` named relative to it (`.airlock.toml`).
+    pub fn describe_in(&self, workspace: Option<&Path>) -> String {
         match self {
-            Self::Session => "session",
-            Self::Configured(s) => s,
+            Self::Session => SESSION.into(),
+            Self::Guardrail => GUARDRAIL.into(),
+            Self::Mode => MODE.into(),
+            Self::BuiltIn => BUILT_IN.into(),
+            Self::DenyTripwire => DENY_TRIPWIRE.into(),
+            Self::KnownSafe => KNOWN_SAFE.into(),
+            Self::File(path) => workspace
+                .and_then(|w| path.strip_prefix(w).ok())
+                .filter(|rel| !rel.as_os_str().is_empty())
+                .unwrap_or(path)
+                .display()
+                .to_string(),
+            Self::Several(all) => all
+                .iter()
+                .map(|s| s.describe_in(workspace))
+                .collect::<Vec<_>>()
+                .join(SEPARATOR),
+        }
+    }
+
+    /// Read from its words: a known word, several joined by `, `, or
+    /// else a configuration file's path.
+    fn parse(s: &str) -> Self {
+        if s.contains(SEPARATOR) {
+            return Self::Several(s.split(SEPARATOR).map(Self::parse_one).collect());
+        }
+        Self::parse_one(s)
+    }
+
+    fn parse_one(s: &str) -> Self {
+        match s {
+            SESSION => Self::Session,
+            GUARDRAIL => Self::Guardrail,
+            MODE => Self::Mode,
+            BUILT_IN => Self::BuiltIn,
+            DENY_TRIPWIRE => Self::DenyTripwire,
+            KNOWN_SAFE => Self::KnownSafe,
+            path => Self::File(PathBuf::from(path)),
         }
     }
 }
 
 impl std::fmt::Display for VerdictSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.describe())
+        f.write_str(&self.describe())
     }
 }
 
 impl From<&str> for VerdictSource {
-    /// A configured source (a file path, `built-in` …).
+    /// The source these words name (as a trail records it).
     fn from(s: &str) -> Self {
-        Self::Configured(s.to_string())
+        Self::parse(s)
+    }
+}
+
+impl From<String> for VerdictSource {
+    fn from(s: String) -> Self {
+        Self::parse(&s)
+    }
+}
+
+impl From<VerdictSource> for String {
+    fn from(s: VerdictSource) -> Self {
+        s.describe()
     }
 }
 
@@ -67,4 +150,61 @@ pub struct PolicyVerdict {
     pub rule: String,
     /// Where the rule came from.
     pub source: VerdictSource,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_source_reads_back_from_its_words() {
+        let all = [
+            VerdictSource::Session,
+            VerdictSource::Guardrail,
+            VerdictSource::Mode,
+            VerdictSource::BuiltIn,
+            VerdictSource::DenyTripwire,
+            VerdictSource::KnownSafe,
+            VerdictSource::File("/w/.airlock.toml".into()),
+            VerdictSource::Several(vec![
+                VerdictSource::File("/w/.airlock.toml".into()),
+                VerdictSource::Session,
+            ]),
+        ];
+        for s in all {
+            let v = serde_json::to_value(&s).unwrap();
+            assert_eq!(v, serde_json::Value::String(s.describe()));
+            assert_eq!(serde_json::from_value::<VerdictSource>(v).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn the_words_trails_hold_are_typed() {
+        let read = |w: &str| serde_json::from_value::<VerdictSource>(w.into()).unwrap();
+        assert_eq!(read("built-in guardrail"), VerdictSource::Guardrail);
+        assert_eq!(read("built-in"), VerdictSource::BuiltIn);
+        assert_eq!(read("mode"), VerdictSource::Mode);
+        assert_eq!(
+            read("/home/u/.config/airlock/config.toml"),
+            VerdictSource::File("/home/u/.config/airlock/config.toml".into())
+        );
+        // A file whose name mentions a guardrail is still a file.
+        assert_eq!(
+            read("/w/guardrail.toml"),
+            VerdictSource::File("/w/guardrail.toml".into())
+        );
+    }
+
+    #[test]
+    fn files_inside_the_workspace_are_named_relative_to_it() {
+        let s = VerdictSource::Several(vec![
+            VerdictSource::File("/w/.airlock.toml".into()),
+            VerdictSource::File("/etc/airlock.toml".into()),
+        ]);
+        assert_eq!(
+            s.describe_in(Some(Path::new("/w"))),
+            ".airlock.toml, /etc/airlock.toml"
+        );
+        assert_eq!(s.describe(), "/w/.airlock.toml, /etc/airlock.toml");
+    }
 }

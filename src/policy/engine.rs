@@ -126,7 +126,7 @@ impl Policy {
             return verdict(
                 Verdict::Deny,
                 format!("guardrail: {g}"),
-                "built-in guardrail",
+                VerdictSource::Guardrail,
             );
         }
         let rules = self
@@ -141,19 +141,19 @@ impl Policy {
         if let Some(r) =
             applicable(Action::Deny).find(|r| self.matches(r, subject, parsed.as_ref(), Need::Any))
         {
-            return verdict(Verdict::Deny, r.text(), &r.source);
+            return verdict(Verdict::Deny, r.text(), file(r));
         }
         if self.mode == Mode::ReadOnly && kind != ToolKind::Read {
             return verdict(
                 Verdict::Deny,
                 "mode read-only: writes and commands are refused".into(),
-                "mode",
+                VerdictSource::Mode,
             );
         }
         if let Some(r) =
             applicable(Action::Ask).find(|r| self.matches(r, subject, parsed.as_ref(), Need::Any))
         {
-            return verdict(Verdict::Ask, r.text(), &r.source);
+            return verdict(Verdict::Ask, r.text(), file(r));
         }
         if let (Subject::Command { .. }, Some(parsed)) = (subject, &parsed)
             && let Some(deny) = applicable(Action::Deny).next()
@@ -168,7 +168,7 @@ impl Policy {
                     "asked: {why}, so deny rules such as {} cannot see what it runs",
                     deny.text()
                 ),
-                "deny-rule tripwire",
+                VerdictSource::DenyTripwire,
             );
         }
         if let Some(v) = self.allow_verdict(&rules, tool, subject, parsed.as_ref()) {
@@ -191,32 +191,32 @@ impl Policy {
             return verdict(
                 Verdict::Allow,
                 format!("known-safe read-only command ({check})"),
-                "bash.auto_approve_read_only",
+                VerdictSource::KnownSafe,
             );
         }
         match kind {
             ToolKind::Read => verdict(
                 Verdict::Allow,
                 "default: read-only tools run without asking".into(),
-                "built-in",
+                VerdictSource::BuiltIn,
             ),
             ToolKind::Write if self.mode == Mode::TrustEdits && self.inside_workspace(subject) => {
                 verdict(
                     Verdict::Allow,
                     "mode trust-edits: writes inside the workspace run without asking".into(),
-                    "mode",
+                    VerdictSource::Mode,
                 )
             }
             ToolKind::Write | ToolKind::Exec | ToolKind::Network | ToolKind::Mcp => verdict(
                 Verdict::Ask,
                 format!("default: {} tools ask", kind.describe()),
-                "built-in",
+                VerdictSource::BuiltIn,
             ),
             // A tool airlock knows nothing about is never allowed by default.
             ToolKind::Other => verdict(
                 Verdict::Ask,
                 "default: tools of unknown kind ask".into(),
-                "built-in",
+                VerdictSource::BuiltIn,
             ),
         }
     }
@@ -236,7 +236,7 @@ impl Policy {
             .filter(|r| r.action == Action::Allow && r.applies_to(tool))
             .collect();
         if let Some(r) = allow.iter().find(|r| r.specifier.is_none()) {
-            return Some(verdict(Verdict::Allow, r.text(), &r.source));
+            return Some(verdict(Verdict::Allow, r.text(), file(r)));
         }
         if let (Subject::Command { .. }, Some(Ok(p))) = (subject, parsed) {
             // Allow rules and prefix grants, taken together.
@@ -244,7 +244,7 @@ impl Policy {
             let mut labels: Vec<(String, VerdictSource)> = Vec::new();
             for r in allow.iter().filter(|r| r.specifier.is_some()) {
                 specs.push(r.specifier.clone().unwrap_or_default());
-                labels.push((r.text(), VerdictSource::from(r.source.as_str())));
+                labels.push((r.text(), file(r)));
             }
             for g in self.grants.list() {
                 if let GrantScope::Prefix(prefix) = &g.scope {
@@ -261,12 +261,7 @@ impl Policy {
             // rules' sources are named together.
             let source = match sources.as_slice() {
                 [only] => (*only).clone(),
-                many => VerdictSource::Configured(
-                    many.iter()
-                        .map(|s| s.describe())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ),
+                many => VerdictSource::Several(many.iter().map(|&s| s.clone()).collect()),
             };
             return Some(PolicyVerdict {
                 verdict: Verdict::Allow,
@@ -277,7 +272,7 @@ impl Policy {
         allow
             .iter()
             .find(|r| self.matches(r, subject, parsed, Need::Every))
-            .map(|r| verdict(Verdict::Allow, r.text(), &r.source))
+            .map(|r| verdict(Verdict::Allow, r.text(), file(r)))
     }
 
     /// For known-safe commands: no argument names an excluded file, an
@@ -369,10 +364,15 @@ fn not_static(parsed: &Result<shell::ParsedCommand, shell::ParseError>) -> Optio
     }
 }
 
-fn verdict(verdict: Verdict, rule: String, source: &str) -> PolicyVerdict {
+fn verdict(verdict: Verdict, rule: String, source: VerdictSource) -> PolicyVerdict {
     PolicyVerdict {
         verdict,
         rule,
-        source: VerdictSource::from(source),
+        source,
     }
+}
+
+/// The source of a configured rule: its file.
+fn file(rule: &Rule) -> VerdictSource {
+    VerdictSource::File(PathBuf::from(&rule.source))
 }

@@ -277,31 +277,11 @@ fn detail(c: &CallEntry) -> Option<String> {
     None
 }
 
-/// Who decided, in words: `by rule bash(rm *) (.airlock.toml)`, `by you`,
-/// `by session grant …`, `(headless: no one to ask)`, `(no answer in time)` …
-/// Rule files inside `workspace` are shown relative to it.
+/// Who decided, in words ([`DecidedBy::describe_in`]): `by rule bash(rm *)
+/// (.airlock.toml)`, `by you`, `(no answer in time)` …, and whether the
+/// human's edit ran. Rule files inside `workspace` are shown relative to it.
 pub fn who(d: &Decision, workspace: Option<&str>) -> String {
-    let mut s = match &d.by() {
-        DecidedBy::Rule { rule, source } if source.contains("guardrail") => format!("by {rule}"),
-        DecidedBy::Rule { rule, source } => {
-            let short = workspace
-                .and_then(|w| source.strip_prefix(w))
-                .and_then(|s| s.strip_prefix('/'))
-                .unwrap_or(source);
-            format!("by rule {rule} ({short})")
-        }
-        DecidedBy::Grant { rule } => format!("by session grant {rule}"),
-        DecidedBy::User => "by you".into(),
-        DecidedBy::Headless => "(headless: no one to ask)".into(),
-        DecidedBy::ApproveAll => "by --approve-all".into(),
-        DecidedBy::Timeout => "(no answer in time)".into(),
-        DecidedBy::Cancelled => "by the agent".into(),
-        DecidedBy::Scope => "by the path scope".into(),
-        DecidedBy::InvalidArguments => "(invalid arguments)".into(),
-        DecidedBy::Shutdown => "(the supervisor shut down)".into(),
-        DecidedBy::Disconnected => "(the agent disconnected)".into(),
-        DecidedBy::ConfirmerFailed => "(the prompt failed)".into(),
-    };
+    let mut s = d.by().describe_in(workspace.map(std::path::Path::new));
     if let Some(cmd) = d.edited_command() {
         let cmd = crate::report::visible::one_line(cmd);
         if d.is_approved() {

@@ -132,7 +132,7 @@ fn approver(verdict: &PolicyVerdict) -> ApprovedBy {
         VerdictSource::Session => ApprovedBy::Grant {
             rule: verdict.rule.clone(),
         },
-        VerdictSource::Configured(source) => ApprovedBy::Rule {
+        source => ApprovedBy::Rule {
             rule: verdict.rule.clone(),
             source: source.clone(),
         },
