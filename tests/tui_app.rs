@@ -3,7 +3,7 @@
 
 mod tui_support;
 
-use airlock::call::{ApprovedBy, DecidedBy, Decision, Event};
+use airlock::call::{ApprovedBy, Decision, Event, RefusedBy};
 use airlock::policy::GrantScope;
 use airlock::tui::{App, Effect, Msg, Overlay};
 use crossterm::event::KeyCode;
@@ -65,7 +65,7 @@ fn n_then_a_typed_reason_denies_with_it() {
     let (_, d) = respond(&app.update(code(KeyCode::Enter)));
     assert_eq!(
         d,
-        Decision::deny(DecidedBy::User, Some("keep it please".into()))
+        Decision::deny(RefusedBy::User, Some("keep it please".into()))
     );
 }
 
@@ -80,7 +80,7 @@ fn n_then_enter_denies_without_a_reason_and_esc_goes_back() {
     );
     app.update(key('n'));
     let (_, d) = respond(&app.update(code(KeyCode::Enter)));
-    assert_eq!(d, Decision::deny(DecidedBy::User, None));
+    assert_eq!(d, Decision::deny(RefusedBy::User, None));
 }
 
 #[test]
@@ -168,7 +168,7 @@ fn ctrl_c_in_a_prompt_denies_the_current_call_in_any_step() {
         let (id, d) = respond(&app.update(ctrl('c')));
         assert_eq!(
             (id, d),
-            (1, Decision::deny(DecidedBy::User, None)),
+            (1, Decision::deny(RefusedBy::User, None)),
             "after {setup:?}"
         );
         assert!(!app.quit);
@@ -180,7 +180,7 @@ fn a_decision_elsewhere_or_a_withdrawal_drops_the_prompt() {
     let mut app = with_prompts(vec![bash(1, "make", "build"), bash(2, "ls", "look")]);
     app.update(Msg::Core(Event::CallDecided {
         id: 1,
-        decision: Decision::deny(DecidedBy::Timeout, None),
+        decision: Decision::deny(RefusedBy::Timeout, None),
     }));
     assert_eq!(app.live().unwrap().prompts.front().unwrap().call.id, 2);
     app.update(Msg::PromptWithdrawn(2));

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use airlock::call::{ApprovedBy, DecidedBy, Decision};
+use airlock::call::{ApprovedBy, Decision, RefusedBy};
 use airlock::demo::{Scenario, run_agent, write_workspace};
 use airlock::session::{self, SessionOptions};
 use airlock::supervisor::{ConfirmRequest, Confirmer};
@@ -18,7 +18,7 @@ struct Newcomer;
 impl Confirmer for Newcomer {
     async fn confirm(&self, r: ConfirmRequest) -> Decision {
         if r.call.summary.contains("rm -rf") {
-            Decision::deny(DecidedBy::User, Some("keep the build".into()))
+            Decision::deny(RefusedBy::User, Some("keep the build".into()))
         } else {
             Decision::approve(ApprovedBy::User)
         }

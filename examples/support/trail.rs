@@ -5,7 +5,7 @@ use std::path::Path;
 
 use airlock::audit::{AuditEvent, AuditLog, ChangeRecord};
 use airlock::call::{
-    AgentInfo, ApprovedBy, CallInfo, DecidedBy, Decision, Outcome, ToolKind, WriteAction,
+    AgentInfo, ApprovedBy, CallInfo, Decision, Outcome, RefusedBy, ToolKind, WriteAction,
 };
 use serde_json::json;
 
@@ -81,9 +81,9 @@ pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
                 rule: "default: read-only tools run without asking".into(),
                 source: "built-in".into(),
             }),
-            (_, 0) => Decision::deny(DecidedBy::User, Some("not now".into())),
+            (_, 0) => Decision::deny(RefusedBy::User, Some("not now".into())),
             (_, 1) => Decision::deny(
-                DecidedBy::Rule {
+                RefusedBy::Rule {
                     rule: "bash(curl *)".into(),
                     source: "/home/dev/project/.airlock.toml".into(),
                 },

@@ -148,6 +148,25 @@ pub enum AuditEvent {
     },
 }
 
+impl AuditEvent {
+    /// Its `type` as the trail records it (`call_decided` …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::SessionStart { .. } => "session_start",
+            Self::AgentConnected { .. } => "agent_connected",
+            Self::AgentDisconnected { .. } => "agent_disconnected",
+            Self::CallRequested { .. } => "call_requested",
+            Self::CallDecided { .. } => "call_decided",
+            Self::CallFinished { .. } => "call_finished",
+            Self::ProtocolError { .. } => "protocol_error",
+            Self::GrantAdded { .. } => "grant_added",
+            Self::GrantRevoked { .. } => "grant_revoked",
+            Self::RuleSaved { .. } => "rule_saved",
+            Self::SessionEnd { .. } => "session_end",
+        }
+    }
+}
+
 /// A file change as kept in the trail.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ChangeRecord {
@@ -235,4 +254,40 @@ fn cut(s: &str, max: usize) -> &str {
         i -= 1;
     }
     &s[..i]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `kind()` is the `type` serde writes, for every event.
+    #[test]
+    fn kind_is_the_recorded_type() {
+        let agent = r#"{"id":1,"name":"a"}"#;
+        let grant = r#"{"id":1,"scope":"exact_command","value":"ls","rule":"bash(ls)","created":"2026-01-02T03:04:05Z"}"#;
+        let lines = [
+            r#"{"type":"session_start","session":"s","workspace":"/w","version":"1","pid":1,"mode":"supervisor","confirmer":"tui","config_digest":"d","config_files":[],"roots":[],"excluded":[],"tools":[]}"#.to_string(),
+            format!(r#"{{"type":"agent_connected","agent":{agent}}}"#),
+            format!(r#"{{"type":"agent_disconnected","agent":{agent}}}"#),
+            format!(
+                r#"{{"type":"call_requested","call":{{"id":1,"agent":{agent},"tool":"bash","args":{{}},"summary":"","received_at":"2026-01-02T03:04:05Z"}}}}"#
+            ),
+            r#"{"type":"call_decided","call_id":1,"approved":true,"by":"user"}"#.to_string(),
+            r#"{"type":"call_finished","call_id":1,"status":"ok","duration_ms":1,"is_error":false,"truncated":false,"output_bytes":0,"output_sha256":"","excerpt":""}"#.to_string(),
+            r#"{"type":"protocol_error","error":"e","excerpt":"x"}"#.to_string(),
+            format!(r#"{{"type":"grant_added","grant":{grant}}}"#),
+            format!(r#"{{"type":"grant_revoked","grant":{grant}}}"#),
+            r#"{"type":"rule_saved","action":"allow","rule":"bash(ls)","file":"f"}"#.to_string(),
+            r#"{"type":"session_end","reason":"r"}"#.to_string(),
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for line in &lines {
+            let e: AuditEvent =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            let written = serde_json::to_value(&e).unwrap();
+            assert_eq!(written["type"], e.kind(), "{line}");
+            seen.insert(e.kind());
+        }
+        assert_eq!(seen.len(), lines.len(), "one line per event type");
+    }
 }

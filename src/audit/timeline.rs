@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::reader::{LineProblem, LineSource, RecordBody, TrailRecord, parse_record};
 use super::record::{AuditEvent, ChangeRecord};
-use crate::call::{AgentInfo, ApprovedBy, CallId, CallInfo, Decision, Outcome};
+use crate::call::{AgentInfo, ApprovedBy, CallId, CallInfo, Decision, Outcome, RefusedBy};
 
 /// Where a record sits in the trail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,14 +168,13 @@ impl DecisionClass {
                 ..
             } => Self::User,
             Decision::Approved { .. } => Self::Auto,
-            Decision::Refused { by, .. } => match by.refusal_outcome() {
-                Outcome::Denied => Self::Denied,
-                Outcome::Blocked => Self::Blocked,
-                Outcome::Refused => Self::Refused,
-                Outcome::Timeout => Self::Timeout,
-                // A refusal never ends as ok or error; cancelled is the
-                // closest (it did not run).
-                Outcome::Cancelled | Outcome::Ok | Outcome::Error | Outcome::Unreported => {
+            // Every refuser has its class; nothing falls through.
+            Decision::Refused { by, .. } => match by {
+                RefusedBy::User | RefusedBy::Headless | RefusedBy::ConfirmerFailed => Self::Denied,
+                RefusedBy::Rule { .. } | RefusedBy::Grant { .. } => Self::Blocked,
+                RefusedBy::Scope | RefusedBy::InvalidArguments => Self::Refused,
+                RefusedBy::Timeout => Self::Timeout,
+                RefusedBy::Cancelled | RefusedBy::Disconnected | RefusedBy::Shutdown => {
                     Self::Cancelled
                 }
             },
@@ -266,8 +265,19 @@ pub struct SessionEvent {
     pub at: RecordMeta,
     /// The event, or `None` for a record of a type this version cannot read.
     pub event: Option<AuditEvent>,
-    /// Its `type`.
-    pub kind: String,
+    /// For a record this version cannot read, its `type`.
+    pub unknown: Option<String>,
+}
+
+impl SessionEvent {
+    /// Its `type` as the trail records it.
+    pub fn kind(&self) -> &str {
+        match (&self.event, &self.unknown) {
+            (Some(e), _) => e.kind(),
+            (None, Some(kind)) => kind,
+            (None, None) => "?",
+        }
+    }
 }
 
 /// One step of a timeline: a call (placed at its request) or a session
@@ -382,7 +392,6 @@ impl Timeline {
         self.records += 1;
         self.first.get_or_insert(at);
         self.last = Some(at);
-        let kind = r.kind();
         let event = match r.body {
             RecordBody::Event(e) => e,
             RecordBody::Unknown {
@@ -393,7 +402,7 @@ impl Timeline {
                     .get(&id)
                     .map_or(Pushed::Orphan, |&i| Pushed::Call(i));
             }
-            RecordBody::Unknown { .. } => return self.event(at, None, kind),
+            RecordBody::Unknown { kind, .. } => return self.event(at, None, Some(kind)),
         };
         match event {
             AuditEvent::CallRequested { call } => self.requested(at, call),
@@ -436,7 +445,7 @@ impl Timeline {
             },
             other => {
                 self.note_session(at, &other);
-                self.event(at, Some(other), kind)
+                self.event(at, Some(other), None)
             }
         }
     }
@@ -495,8 +504,13 @@ impl Timeline {
         }
     }
 
-    fn event(&mut self, at: RecordMeta, event: Option<AuditEvent>, kind: String) -> Pushed {
-        self.events.push(SessionEvent { at, event, kind });
+    fn event(
+        &mut self,
+        at: RecordMeta,
+        event: Option<AuditEvent>,
+        unknown: Option<String>,
+    ) -> Pushed {
+        self.events.push(SessionEvent { at, event, unknown });
         Pushed::Event(self.events.len() - 1)
     }
 
@@ -589,6 +603,33 @@ impl Timeline {
 mod tests {
     use super::*;
 
+    /// Every refusal is in the class of the outcome it ends with; none is
+    /// put anywhere for want of a better place.
+    #[test]
+    fn each_refusal_is_in_the_class_of_its_outcome() {
+        let all = [
+            RefusedBy::Rule {
+                rule: "r".into(),
+                source: crate::call::VerdictSource::BuiltIn,
+            },
+            RefusedBy::Grant { rule: "r".into() },
+            RefusedBy::User,
+            RefusedBy::Headless,
+            RefusedBy::Timeout,
+            RefusedBy::Cancelled,
+            RefusedBy::Disconnected,
+            RefusedBy::Scope,
+            RefusedBy::InvalidArguments,
+            RefusedBy::Shutdown,
+            RefusedBy::ConfirmerFailed,
+        ];
+        for by in all {
+            let outcome = by.outcome();
+            let class = DecisionClass::of(&Decision::deny(by.clone(), None));
+            assert_eq!(class.as_str(), outcome.describe(), "{by:?}");
+        }
+    }
+
     fn line(seq: u64, ts: &str, body: &str) -> String {
         format!("{{\"v\":1,\"seq\":{seq},\"ts\":\"2026-01-01T00:00:{ts}Z\",{body}}}")
     }
@@ -659,7 +700,7 @@ mod tests {
             .entries()
             .map(|e| match e {
                 Entry::Call(c) => format!("#{}", c.call.id),
-                Entry::Event(e) => e.kind.clone(),
+                Entry::Event(e) => e.kind().to_string(),
             })
             .collect();
         assert_eq!(order, ["agent_connected", "#1", "#2", "session_end"]);
@@ -673,7 +714,7 @@ mod tests {
     fn unknown_session_records_are_kept_as_events() {
         let t = timeline(&[line(0, "00", r#""type":"weather","sky":"grey""#)]);
         assert_eq!(t.events.len(), 1);
-        assert_eq!(t.events[0].kind, "weather");
+        assert_eq!(t.events[0].kind(), "weather");
         assert!(t.events[0].event.is_none());
         assert!(t.problems.is_empty());
     }

@@ -79,20 +79,6 @@ impl DecidedBy {
             Self::ConfirmerFailed => "(the prompt failed)".into(),
         }
     }
-
-    /// How a call refused by this ends: `denied`, `blocked`, `timeout`,
-    /// `cancelled` or `refused`.
-    pub fn refusal_outcome(&self) -> Outcome {
-        match self {
-            Self::User | Self::Headless | Self::ConfirmerFailed | Self::ApproveAll => {
-                Outcome::Denied
-            }
-            Self::Rule { .. } | Self::Grant { .. } => Outcome::Blocked,
-            Self::Timeout => Outcome::Timeout,
-            Self::Cancelled | Self::Disconnected | Self::Shutdown => Outcome::Cancelled,
-            Self::Scope | Self::InvalidArguments => Outcome::Refused,
-        }
-    }
 }
 
 /// Who may approve a call: a rule, a session grant, the human, or
@@ -152,6 +138,102 @@ impl ApprovedBy {
     }
 }
 
+/// Who may refuse a call: everyone but `--approve-all`, which only
+/// approves, so "refused by --approve-all" cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "by")]
+pub enum RefusedBy {
+    /// A deny rule, a guardrail or the mode.
+    Rule {
+        /// The rule text.
+        rule: String,
+        /// Where the rule came from.
+        source: VerdictSource,
+    },
+    /// A session rule.
+    Grant {
+        /// The rule.
+        rule: String,
+    },
+    /// The human at the prompt.
+    User,
+    /// The headless confirmer: no one to ask.
+    Headless,
+    /// Nobody answered in time.
+    Timeout,
+    /// The agent cancelled the call while it waited.
+    Cancelled,
+    /// The agent's connection closed while the call waited.
+    Disconnected,
+    /// The path scope refused it.
+    Scope,
+    /// The arguments were invalid (or the tool unknown).
+    InvalidArguments,
+    /// The supervisor shut down while the call waited.
+    Shutdown,
+    /// The confirmer failed.
+    ConfirmerFailed,
+}
+
+impl From<RefusedBy> for DecidedBy {
+    fn from(r: RefusedBy) -> Self {
+        match r {
+            RefusedBy::Rule { rule, source } => Self::Rule { rule, source },
+            RefusedBy::Grant { rule } => Self::Grant { rule },
+            RefusedBy::User => Self::User,
+            RefusedBy::Headless => Self::Headless,
+            RefusedBy::Timeout => Self::Timeout,
+            RefusedBy::Cancelled => Self::Cancelled,
+            RefusedBy::Disconnected => Self::Disconnected,
+            RefusedBy::Scope => Self::Scope,
+            RefusedBy::InvalidArguments => Self::InvalidArguments,
+            RefusedBy::Shutdown => Self::Shutdown,
+            RefusedBy::ConfirmerFailed => Self::ConfirmerFailed,
+        }
+    }
+}
+
+impl TryFrom<DecidedBy> for RefusedBy {
+    type Error = DecidedBy;
+
+    /// The refuser, or `Err` with `by` when it cannot refuse.
+    fn try_from(by: DecidedBy) -> Result<Self, DecidedBy> {
+        Ok(match by {
+            DecidedBy::Rule { rule, source } => Self::Rule { rule, source },
+            DecidedBy::Grant { rule } => Self::Grant { rule },
+            DecidedBy::User => Self::User,
+            DecidedBy::Headless => Self::Headless,
+            DecidedBy::Timeout => Self::Timeout,
+            DecidedBy::Cancelled => Self::Cancelled,
+            DecidedBy::Disconnected => Self::Disconnected,
+            DecidedBy::Scope => Self::Scope,
+            DecidedBy::InvalidArguments => Self::InvalidArguments,
+            DecidedBy::Shutdown => Self::Shutdown,
+            DecidedBy::ConfirmerFailed => Self::ConfirmerFailed,
+            DecidedBy::ApproveAll => return Err(by),
+        })
+    }
+}
+
+impl RefusedBy {
+    /// Who refused, for people (as [`DecidedBy::describe`]).
+    pub fn describe(&self) -> String {
+        DecidedBy::from(self.clone()).describe()
+    }
+
+    /// How a call refused by this ends: `denied`, `blocked`, `timeout`,
+    /// `cancelled` or `refused`.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Self::User | Self::Headless | Self::ConfirmerFailed => Outcome::Denied,
+            Self::Rule { .. } | Self::Grant { .. } => Outcome::Blocked,
+            Self::Timeout => Outcome::Timeout,
+            Self::Cancelled | Self::Disconnected | Self::Shutdown => Outcome::Cancelled,
+            Self::Scope | Self::InvalidArguments => Outcome::Refused,
+        }
+    }
+}
+
 /// Why a call that had started ended as `cancelled`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -194,7 +276,7 @@ pub enum Decision {
     /// The call does not run.
     Refused {
         /// Who refused it.
-        by: DecidedBy,
+        by: RefusedBy,
         /// A reason for the agent (a denial's typed reason, the scope error …).
         reason: Option<String>,
         /// The human's edit of the command, when the edited command was then
@@ -221,9 +303,9 @@ impl Decision {
     }
 
     /// A refusal by `by`, with an optional reason for the agent.
-    pub fn deny(by: impl Into<DecidedBy>, reason: Option<String>) -> Self {
+    pub fn deny(by: RefusedBy, reason: Option<String>) -> Self {
         Self::Refused {
-            by: by.into(),
+            by,
             reason,
             edited_command: None,
         }
@@ -249,7 +331,7 @@ impl Decision {
     pub fn by(&self) -> DecidedBy {
         match self {
             Self::Approved { by, .. } => by.clone().into(),
-            Self::Refused { by, .. } => by.clone(),
+            Self::Refused { by, .. } => by.clone().into(),
         }
     }
 
@@ -275,7 +357,7 @@ impl Decision {
     pub fn refusal_outcome(&self) -> Option<Outcome> {
         match self {
             Self::Approved { .. } => None,
-            Self::Refused { by, .. } => Some(by.refusal_outcome()),
+            Self::Refused { by, .. } => Some(by.outcome()),
         }
     }
 
@@ -320,7 +402,7 @@ impl From<Decision> for DecisionRecord {
                 edited_command,
             } => Self {
                 approved: false,
-                by,
+                by: by.into(),
                 reason,
                 edited_command,
             },
@@ -333,11 +415,17 @@ impl TryFrom<DecisionRecord> for Decision {
 
     fn try_from(r: DecisionRecord) -> Result<Self, String> {
         if !r.approved {
-            return Ok(Self::Refused {
-                by: r.by,
-                reason: r.reason,
-                edited_command: r.edited_command,
-            });
+            return match RefusedBy::try_from(r.by) {
+                Ok(by) => Ok(Self::Refused {
+                    by,
+                    reason: r.reason,
+                    edited_command: r.edited_command,
+                }),
+                Err(by) => Err(format!(
+                    "a decision \"refused\" {} is impossible",
+                    by.describe()
+                )),
+            };
         }
         match ApprovedBy::try_from(r.by) {
             Ok(by) => Ok(Self::Approved {
@@ -367,7 +455,7 @@ mod tests {
             serde_json::to_value(&d).unwrap(),
             json!({"approved": true, "by": "rule", "rule": "bash(ls)", "source": "built-in"})
         );
-        let d = Decision::deny(DecidedBy::User, Some("no".into()));
+        let d = Decision::deny(RefusedBy::User, Some("no".into()));
         assert_eq!(
             serde_json::to_value(&d).unwrap(),
             json!({"approved": false, "by": "user", "reason": "no"})
@@ -447,14 +535,26 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_by_approve_all_does_not_read() {
+        let v = json!({"approved": false, "by": "approve_all"});
+        let e = serde_json::from_value::<Decision>(v).unwrap_err();
+        assert!(e.to_string().contains("impossible"), "{e}");
+        // Every refuser reads back as itself.
+        let d = Decision::deny(RefusedBy::ConfirmerFailed, None);
+        let v = serde_json::to_value(&d).unwrap();
+        assert_eq!(v, json!({"approved": false, "by": "confirmer_failed"}));
+        assert_eq!(serde_json::from_value::<Decision>(v).unwrap(), d);
+    }
+
+    #[test]
     fn refusals_end_with_their_outcome() {
         let cases = [
-            (DecidedBy::User, Outcome::Denied),
-            (DecidedBy::Headless, Outcome::Denied),
-            (DecidedBy::Grant { rule: "r".into() }, Outcome::Blocked),
-            (DecidedBy::Timeout, Outcome::Timeout),
-            (DecidedBy::Disconnected, Outcome::Cancelled),
-            (DecidedBy::Scope, Outcome::Refused),
+            (RefusedBy::User, Outcome::Denied),
+            (RefusedBy::Headless, Outcome::Denied),
+            (RefusedBy::Grant { rule: "r".into() }, Outcome::Blocked),
+            (RefusedBy::Timeout, Outcome::Timeout),
+            (RefusedBy::Disconnected, Outcome::Cancelled),
+            (RefusedBy::Scope, Outcome::Refused),
         ];
         for (by, outcome) in cases {
             assert_eq!(Decision::deny(by, None).refusal_outcome(), Some(outcome));

@@ -15,7 +15,7 @@ mod proposal;
 mod verdict;
 
 pub use agent::AgentInfo;
-pub use decision::{ApprovedBy, CancelCause, DecidedBy, Decision};
+pub use decision::{ApprovedBy, CancelCause, DecidedBy, Decision, RefusedBy};
 pub use events::{CallOutcome, Event, EventBus};
 pub use info::{CallId, CallInfo, CallView, EditField, Runner, Subject, ToolKind};
 pub use outcome::Outcome;

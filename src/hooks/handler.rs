@@ -17,7 +17,7 @@ use super::event::{HookAgent, HookEvent, Phase};
 use super::native::{self, Mapped, NativeCall};
 use super::results::result_of;
 use super::wire::Request;
-use crate::call::{AgentInfo, CallId, DecidedBy, Decision, Subject, ToolKind};
+use crate::call::{AgentInfo, CallId, Decision, RefusedBy, Subject, ToolKind};
 use crate::supervisor::{ExternalCall, ExternalResult, Supervisor, refusal_message};
 use crate::tools::ToolError;
 
@@ -118,8 +118,8 @@ impl Hooks {
             },
             Mapped::Refused { call, error } => {
                 let by = match error {
-                    ToolError::Scope(_) => DecidedBy::Scope,
-                    ToolError::InvalidArguments { .. } => DecidedBy::InvalidArguments,
+                    ToolError::Scope(_) => RefusedBy::Scope,
+                    ToolError::InvalidArguments { .. } => RefusedBy::InvalidArguments,
                 };
                 let reason = error.to_string();
                 let decision = Decision::deny(by, Some(reason.clone()));

@@ -12,7 +12,7 @@ use super::{Paint, Style, fit, local_time, timing};
 use crate::audit::AuditEvent;
 use crate::audit::reader::LineProblem;
 use crate::audit::timeline::{CallEntry, DecisionClass, Entry, SessionEvent, Timeline};
-use crate::call::{DecidedBy, Decision, Outcome};
+use crate::call::{Decision, Outcome, RefusedBy};
 
 /// Human text or the raw JSON lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -222,11 +222,25 @@ fn command_of(c: &CallEntry) -> Option<Command> {
     })
 }
 
+/// Refused before its tool could prepare it (an unknown tool, invalid
+/// arguments, a path outside the scope): it has no summary of its own.
+/// A refused edit of a prepared call keeps the edit, so it is not one.
+fn refused_unprepared(c: &CallEntry) -> bool {
+    matches!(
+        c.decided.as_ref().map(|d| &d.decision),
+        Some(Decision::Refused {
+            by: RefusedBy::Scope | RefusedBy::InvalidArguments,
+            edited_command: None,
+            ..
+        })
+    )
+}
+
 /// The call's summary without the tool's name in front; for calls refused
 /// before they had a summary, the arguments in short.
 fn short_summary(c: &CallEntry) -> String {
     let s = &c.call.summary;
-    if (s.is_empty() || s.ends_with("(refused)") || s.starts_with("unknown tool"))
+    if (s.is_empty() || refused_unprepared(c))
         && let Value::Object(args) = &c.call.args
     {
         let parts: Vec<String> = args
@@ -249,7 +263,7 @@ fn detail(c: &CallEntry) -> Option<String> {
     let d = c.decided.as_ref().map(|d| &d.decision);
     if let Some(d) = d
         && let Decision::Refused {
-            by: DecidedBy::User | DecidedBy::Scope | DecidedBy::InvalidArguments,
+            by: RefusedBy::User | RefusedBy::Scope | RefusedBy::InvalidArguments,
             reason,
             ..
         } = d
@@ -324,7 +338,7 @@ pub fn event_line(e: &SessionEvent, style: Style) -> String {
             format!("you saved the rule {} {rule} to {file}", action.as_str())
         }
         Some(other) => generic(other),
-        None => format!("{} (a record type this airlock does not know)", e.kind),
+        None => format!("{} (a record type this airlock does not know)", e.kind()),
     };
     format!(
         "{}  {}",
@@ -360,4 +374,69 @@ fn generic(e: &AuditEvent) -> String {
         })
         .collect();
     format!("{kind}: {}", fields.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::timeline::{Decided, RecordMeta};
+    use crate::call::{AgentInfo, ApprovedBy, CallInfo, CallView, Runner, ToolKind};
+
+    fn entry(summary: &str, decision: Decision) -> CallEntry {
+        let at = RecordMeta {
+            seq: 1,
+            line: 1,
+            ts: chrono::DateTime::UNIX_EPOCH,
+        };
+        CallEntry {
+            call: CallInfo {
+                id: 1,
+                agent: AgentInfo {
+                    id: 1,
+                    name: "a".into(),
+                    version: None,
+                },
+                tool: "read_file".into(),
+                kind: Some(ToolKind::Read),
+                args: serde_json::json!({"path": "../x"}),
+                summary: summary.into(),
+                received_at: chrono::DateTime::UNIX_EPOCH,
+                runner: Runner::Airlock,
+                view: CallView::Args,
+                edit: None,
+                proposal: None,
+            },
+            requested: at,
+            decided: Some(Decided { at, decision }),
+            finished: None,
+        }
+    }
+
+    #[test]
+    fn a_call_refused_before_it_was_prepared_is_known_by_its_decision() {
+        // Refused by the scope: the arguments, whatever the summary says.
+        let scope = Decision::deny(RefusedBy::Scope, Some("outside".into()));
+        assert_eq!(short_summary(&entry("read_file ../x", scope)), "path=../x");
+        // Approved: the summary, even one that reads like a refusal.
+        let ok = Decision::approve(ApprovedBy::User);
+        assert_eq!(
+            short_summary(&entry("read_file unknown tool (refused)", ok)),
+            "unknown tool (refused)"
+        );
+    }
+
+    #[test]
+    fn who_decided_in_the_one_wording() {
+        let d = Decision::deny(
+            RefusedBy::Rule {
+                rule: "guardrail: mkfs".into(),
+                source: crate::call::VerdictSource::Guardrail,
+            },
+            None,
+        );
+        assert_eq!(who(&d, None), d.by().describe());
+        assert_eq!(who(&d, None), "by guardrail: mkfs");
+        let d = Decision::deny(RefusedBy::Timeout, None);
+        assert_eq!(who(&d, None), "(no answer in time)");
+    }
 }

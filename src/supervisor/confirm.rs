@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{ApprovedBy, CallInfo, DecidedBy, Decision, PolicyVerdict};
+use crate::call::{ApprovedBy, CallInfo, Decision, PolicyVerdict, RefusedBy};
 
 /// Everything a front end needs to ask about one call.
 #[derive(Debug, Clone)]
@@ -44,7 +44,7 @@ pub const HEADLESS_MESSAGE: &str = "no airlock supervisor is attached to approve
 #[async_trait]
 impl Confirmer for HeadlessConfirmer {
     async fn confirm(&self, _request: ConfirmRequest) -> Decision {
-        Decision::deny(DecidedBy::Headless, Some(HEADLESS_MESSAGE.to_string()))
+        Decision::deny(RefusedBy::Headless, Some(HEADLESS_MESSAGE.to_string()))
     }
 
     fn name(&self) -> &'static str {

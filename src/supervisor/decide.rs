@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::confirm::ConfirmRequest;
 use super::core::{Supervisor, WaitHook};
 use crate::call::{
-    ApprovedBy, CallInfo, DecidedBy, Decision, PolicyVerdict, Subject, ToolKind, Verdict,
+    ApprovedBy, CallInfo, Decision, PolicyVerdict, RefusedBy, Subject, ToolKind, Verdict,
     VerdictSource,
 };
 
@@ -66,9 +66,9 @@ impl Supervisor {
         let gone = self.connection_token(&info.agent);
         let cancelled = || {
             let by = if gone.is_cancelled() {
-                DecidedBy::Disconnected
+                RefusedBy::Disconnected
             } else {
-                DecidedBy::Cancelled
+                RefusedBy::Cancelled
             };
             Decision::deny(by, None)
         };
@@ -95,13 +95,13 @@ impl Supervisor {
                     Ok(d) => d,
                     Err(e) => {
                         tracing::error!("confirmer failed: {e}");
-                        Decision::deny(DecidedBy::ConfirmerFailed, None)
+                        Decision::deny(RefusedBy::ConfirmerFailed, None)
                     }
                 },
                 () = cancel.cancelled() => break cancelled(),
                 () = gone.cancelled() => break cancelled(),
-                () = self.shutdown.cancelled() => break Decision::deny(DecidedBy::Shutdown, None),
-                () = sleep_until(deadline) => break Decision::deny(DecidedBy::Timeout, None),
+                () = self.shutdown.cancelled() => break Decision::deny(RefusedBy::Shutdown, None),
+                () = sleep_until(deadline) => break Decision::deny(RefusedBy::Timeout, None),
                 _ = tick.tick() => {
                     if let Some(hook) = &on_wait {
                         hook(waited_since.elapsed().as_secs());
@@ -142,7 +142,16 @@ fn approver(verdict: &PolicyVerdict) -> ApprovedBy {
 /// The refusal for a deny verdict, naming its rule.
 fn blocked(verdict: &PolicyVerdict) -> Decision {
     let reason = format!("blocked by rule {} (from {})", verdict.rule, verdict.source);
-    Decision::deny(approver(verdict), Some(reason))
+    let by = match &verdict.source {
+        VerdictSource::Session => RefusedBy::Grant {
+            rule: verdict.rule.clone(),
+        },
+        source => RefusedBy::Rule {
+            rule: verdict.rule.clone(),
+            source: source.clone(),
+        },
+    };
+    Decision::deny(by, Some(reason))
 }
 
 async fn sleep_until(deadline: Option<tokio::time::Instant>) {

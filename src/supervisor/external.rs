@@ -19,8 +19,8 @@ use super::record::CallResult;
 use super::words::one_line;
 use crate::audit::{bounded_object, excerpt};
 use crate::call::{
-    AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, EditField, Event, Outcome,
-    Proposal, Runner, Subject, ToolKind,
+    AgentInfo, CallId, CallInfo, CallView, Decision, EditField, Event, Outcome, Proposal,
+    RefusedBy, Runner, Subject, ToolKind,
 };
 use crate::scope::ScopeError;
 use crate::tools::ToolOutput;
@@ -142,7 +142,7 @@ impl Supervisor {
         let subject = match self.check_scope(info.kind, subject) {
             Ok(s) => s,
             Err(e) => {
-                let decision = Decision::deny(DecidedBy::Scope, Some(e.to_string()));
+                let decision = Decision::deny(RefusedBy::Scope, Some(e.to_string()));
                 info.summary = format!("{} (refused)", info.summary);
                 self.refuse_early(&info, &decision, arrived)?;
                 return Ok((id, decision));
@@ -160,7 +160,7 @@ impl Supervisor {
                     },
                 ),
                 None => Err(Decision::deny(
-                    DecidedBy::InvalidArguments,
+                    RefusedBy::InvalidArguments,
                     Some("this call cannot be edited at the prompt".into()),
                 )),
             };

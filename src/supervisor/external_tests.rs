@@ -193,7 +193,7 @@ async fn an_approved_call_is_recorded_like_airlocks_own_and_finished_by_its_repo
 
 #[tokio::test]
 async fn a_refusal_is_finished_at_once_and_not_left_open() {
-    let f = Fixture::new(Decision::deny(DecidedBy::User, Some("not now".into())));
+    let f = Fixture::new(Decision::deny(RefusedBy::User, Some("not now".into())));
     let (id, d) = f.decide(bash("rm -rf build", "toolu_2")).await;
     assert_eq!(d.refusal_outcome(), Some(Outcome::Denied));
     assert_eq!(f.of_type("call_finished")[0]["status"], "denied");

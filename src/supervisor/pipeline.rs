@@ -13,7 +13,7 @@ use super::prepare::{NotPrepared, Prepared};
 use super::record::CallResult;
 use super::words::{cap_output, refusal_message, say_what_ran};
 use crate::audit::AuditError;
-use crate::call::{AgentInfo, CallInfo, DecidedBy, Decision, EditField, Outcome, ToolKind};
+use crate::call::{AgentInfo, CallInfo, Decision, EditField, Outcome, RefusedBy, ToolKind};
 use crate::tools::{Invocation, Tool, ToolOutput};
 
 /// A call that cannot get a tool result at all (JSON-RPC errors).
@@ -50,7 +50,7 @@ impl Supervisor {
         let p = match self.prepare(id, agent, tool_name, args).await {
             Ok(p) => p,
             Err(NotPrepared::UnknownTool(info, err)) => {
-                let decision = Decision::deny(DecidedBy::InvalidArguments, Some(err.to_string()));
+                let decision = Decision::deny(RefusedBy::InvalidArguments, Some(err.to_string()));
                 self.refuse_early(&info, &decision, arrived)?;
                 return Err(err);
             }
@@ -168,14 +168,14 @@ impl Supervisor {
             .and_then(|_| crate::tools::with_edit(tool.as_ref(), &args, edited));
         let Some(args) = edited_args else {
             return Err(Decision::deny(
-                DecidedBy::InvalidArguments,
+                RefusedBy::InvalidArguments,
                 Some("only a command can be edited at the prompt".into()),
             ));
         };
         let (prepared, args) = self.prepare_args(tool, args).await;
         let invocation = prepared.map_err(|e| {
             let reason = format!("the edited command is invalid: {e}");
-            Decision::deny(DecidedBy::InvalidArguments, Some(reason))
+            Decision::deny(RefusedBy::InvalidArguments, Some(reason))
         })?;
         self.recheck_edited(info, &invocation.subject())?;
         Ok((invocation, args))

@@ -10,7 +10,7 @@ use super::core::Supervisor;
 use super::pipeline::CallError;
 use super::words::{one_line, short_call};
 use crate::audit::{bounded_object, excerpt};
-use crate::call::{AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, Runner, ToolKind};
+use crate::call::{AgentInfo, CallId, CallInfo, CallView, Decision, RefusedBy, Runner, ToolKind};
 use crate::tools::{Invocation, Tool, ToolError};
 
 /// A call ready to be decided.
@@ -78,8 +78,8 @@ impl Supervisor {
             Err(e) => {
                 info.summary = format!("{} (refused)", short_call(tool.as_ref(), &info.args));
                 let by = match e {
-                    ToolError::Scope(_) => DecidedBy::Scope,
-                    ToolError::InvalidArguments { .. } => DecidedBy::InvalidArguments,
+                    ToolError::Scope(_) => RefusedBy::Scope,
+                    ToolError::InvalidArguments { .. } => RefusedBy::InvalidArguments,
                 };
                 return Err(NotPrepared::Refused(
                     info,

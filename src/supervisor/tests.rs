@@ -84,7 +84,7 @@ impl Confirmer for Scripted {
     async fn confirm(&self, _r: ConfirmRequest) -> Decision {
         match &self.0 {
             Script::Approve => Decision::approve(ApprovedBy::User),
-            Script::DenyWith(r) => Decision::deny(DecidedBy::User, Some(r.to_string())),
+            Script::DenyWith(r) => Decision::deny(RefusedBy::User, Some(r.to_string())),
             Script::Panic => panic!("confirmer exploded"),
             Script::Never => std::future::pending().await,
         }

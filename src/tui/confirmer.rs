@@ -8,7 +8,7 @@
 use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::call::{CallId, DecidedBy, Decision};
+use crate::call::{CallId, Decision, RefusedBy};
 use crate::supervisor::{ConfirmRequest, Confirmer};
 
 /// What the confirmer tells the app (core → TUI, for prompts).
@@ -65,7 +65,7 @@ impl Confirmer for TuiConfirmer {
             })
             .is_err()
         {
-            return Decision::deny(DecidedBy::Shutdown, None);
+            return Decision::deny(RefusedBy::Shutdown, None);
         }
         let _withdraw = Withdraw {
             tx: self.tx.clone(),
@@ -74,9 +74,9 @@ impl Confirmer for TuiConfirmer {
         tokio::select! {
             answer = answer => match answer {
                 Ok(decision) => decision,
-                Err(_) => Decision::deny(DecidedBy::ConfirmerFailed, None),
+                Err(_) => Decision::deny(RefusedBy::ConfirmerFailed, None),
             },
-            () = cancel.cancelled() => Decision::deny(DecidedBy::Cancelled, None),
+            () = cancel.cancelled() => Decision::deny(RefusedBy::Cancelled, None),
         }
     }
 
@@ -88,7 +88,7 @@ impl Confirmer for TuiConfirmer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::call::{AgentInfo, ApprovedBy, CallInfo, PolicyVerdict, Verdict};
+    use crate::call::{AgentInfo, ApprovedBy, CallInfo, DecidedBy, PolicyVerdict, Verdict};
     use tokio_util::sync::CancellationToken;
 
     fn request(cancel: CancellationToken) -> ConfirmRequest {

@@ -26,7 +26,7 @@ use super::confirmer::ConfirmMsg;
 use super::msg::{Effect, Msg};
 use super::records::Feed;
 use super::terminal::{self, Term};
-use crate::call::{CallId, DecidedBy, Decision, Event};
+use crate::call::{CallId, Decision, Event, RefusedBy};
 use crate::session::Session;
 use crate::supervisor::Supervisor;
 
@@ -358,7 +358,7 @@ impl Link {
         }
         let mut open: Vec<CallId> = self.responders.keys().copied().collect();
         for (_, reply) in self.responders.drain() {
-            let _ = reply.send(Decision::deny(DecidedBy::Shutdown, None));
+            let _ = reply.send(Decision::deny(RefusedBy::Shutdown, None));
         }
         let deadline = tokio::time::Instant::now() + CLOSE_CALLS;
         while !open.is_empty() {

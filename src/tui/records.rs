@@ -52,7 +52,7 @@ pub fn describe(seq: u64, ts: DateTime<Utc>, event: &AuditEvent, tz: FixedOffset
     AuditLine {
         seq,
         time: ts.with_timezone(&tz).format("%H:%M:%S").to_string(),
-        kind: crate::audit::reader::event_kind(event),
+        kind: event.kind().to_string(),
         text,
         tone,
     }
@@ -125,27 +125,23 @@ fn summary(event: &AuditEvent) -> (String, Tone) {
         ),
         AuditEvent::GrantRevoked { grant } => (format!("revoked: {}", grant.rule), Tone::Grant),
         AuditEvent::RuleSaved { action, rule, file } => (
-            format!("saved rule {} {rule} to {file}", action_word(*action)),
+            format!("saved rule {} {rule} to {file}", action.as_str()),
             Tone::Grant,
         ),
     }
 }
 
-/// `#4 refused by user: no`, `#1 approved by rule default: …`.
+/// `#4 refused by you: no`, `#1 approved by rule default: … (built-in)`:
+/// who decided in the words used everywhere ([`DecidedBy::describe`]).
+///
+/// [`DecidedBy::describe`]: crate::call::DecidedBy::describe
 fn decided(id: crate::call::CallId, d: &crate::call::Decision) -> (String, Tone) {
-    use crate::call::DecidedBy;
     let (verb, tone) = if d.is_approved() {
         ("approved", Tone::Approved)
     } else {
         ("refused", Tone::Refused)
     };
-    let by = d.by();
-    let mut t = format!("#{id} {verb} by {}", by_word(&by));
-    if let DecidedBy::Rule { rule, .. } | DecidedBy::Grant { rule } = &by
-        && !rule.is_empty()
-    {
-        let _ = write!(t, " {rule}");
-    }
+    let mut t = format!("#{id} {verb} {}", d.by().describe());
     if let Some(cmd) = d.edited_command().filter(|c| !c.is_empty()) {
         let _ = write!(t, ", edited to: {}", one_line(cmd));
     }
@@ -153,21 +149,6 @@ fn decided(id: crate::call::CallId, d: &crate::call::Decision) -> (String, Tone)
         let _ = write!(t, ": {r}");
     }
     (t, tone)
-}
-
-/// Who decided, as the trail names it (`user`, `rule`, `approve_all` …).
-fn by_word(by: &crate::call::DecidedBy) -> String {
-    serde_json::to_value(by)
-        .ok()
-        .and_then(|v| v.get("by").and_then(|b| b.as_str()).map(String::from))
-        .unwrap_or_default()
-}
-
-fn action_word(a: crate::policy::Action) -> String {
-    serde_json::to_value(a)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_default()
 }
 
 /// The live audit pane's source: every record the session's trail writer
@@ -202,7 +183,7 @@ impl Feed {
         let (next, tz) = (&mut self.next, self.tz);
         let read = self.file.read_new(|n, bytes| {
             let line = describe_line(n, bytes, tz);
-            if line.kind == "unreadable" || line.seq >= *next {
+            if line.tone == Tone::Unreadable || line.seq >= *next {
                 *next = (*next).max(line.seq + 1);
                 out.push(line);
             }
@@ -250,7 +231,7 @@ impl Feed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::call::{ApprovedBy, DecidedBy, Decision};
+    use crate::call::{ApprovedBy, Decision, RefusedBy};
 
     fn utc() -> FixedOffset {
         FixedOffset::east_opt(0).unwrap()
@@ -265,13 +246,13 @@ mod tests {
         let mut feed = Feed::attach(&log, utc());
         log.append(&AuditEvent::CallDecided {
             call_id: 4,
-            decision: Decision::deny(DecidedBy::User, Some("no".into())),
+            decision: Decision::deny(RefusedBy::User, Some("no".into())),
         })
         .unwrap();
         let first = feed.catch_up();
         assert_eq!(first.len(), 2, "{first:?}");
         assert_eq!(first[0].text, "session ended: a");
-        assert_eq!(first[1].text, "#4 refused by user: no");
+        assert_eq!(first[1].text, "#4 refused by you: no");
         assert_eq!(first[1].tone, Tone::Refused);
         assert!(
             feed.ready().is_empty(),
@@ -287,7 +268,7 @@ mod tests {
         let more = feed.ready();
         assert_eq!(more.len(), 1);
         assert_eq!(more[0].seq, 2);
-        assert_eq!(more[0].text, "#5 approved by grant bash(ls *)");
+        assert_eq!(more[0].text, "#5 approved by session grant bash(ls *)");
         assert_eq!(more[0].tone, Tone::Approved);
     }
 

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use airlock::call::{ApprovedBy, CallInfo, DecidedBy, Decision};
+use airlock::call::{ApprovedBy, CallInfo, Decision, RefusedBy};
 use airlock::session::{self, SessionOptions};
 use airlock::supervisor::{ConfirmRequest, Confirmer};
 use serde_json::Value;
@@ -41,10 +41,10 @@ impl Confirmer for Script {
         let next = self.answers.lock().unwrap().pop_front();
         match next {
             Some(Say::Yes) => Decision::approve(ApprovedBy::User),
-            Some(Say::No(reason)) => Decision::deny(DecidedBy::User, Some(reason.into())),
+            Some(Say::No(reason)) => Decision::deny(RefusedBy::User, Some(reason.into())),
             Some(Say::Edit(cmd)) => Decision::approve_edited(cmd.into()),
             Some(Say::Hang) => std::future::pending().await,
-            None => Decision::deny(DecidedBy::Headless, Some("no scripted answer".into())),
+            None => Decision::deny(RefusedBy::Headless, Some("no scripted answer".into())),
         }
     }
 

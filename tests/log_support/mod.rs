@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Duration;
 
-use airlock::call::{ApprovedBy, DecidedBy, Decision};
+use airlock::call::{ApprovedBy, Decision, RefusedBy};
 use airlock::policy::GrantScope;
 use airlock::session::{self, SessionOptions};
 use airlock::supervisor::{ConfirmRequest, Confirmer, HeadlessConfirmer};
@@ -30,7 +30,7 @@ impl Confirmer for Scripted {
         {
             Decision::approve(ApprovedBy::User)
         } else if text.contains("deny-me") {
-            Decision::deny(DecidedBy::User, Some("not today".into()))
+            Decision::deny(RefusedBy::User, Some("not today".into()))
         } else if text.contains("headless-please") {
             HeadlessConfirmer.confirm(r).await
         } else {

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use airlock::call::{
-    AgentInfo, ApprovedBy, CallInfo, CallOutcome, DecidedBy, Decision, Event, PolicyVerdict,
-    Proposal, ToolKind, Verdict, WriteAction,
+    AgentInfo, ApprovedBy, CallInfo, CallOutcome, Decision, Event, PolicyVerdict, Proposal,
+    RefusedBy, ToolKind, Verdict, WriteAction,
 };
 use airlock::tui::records::{AuditLine, Tone};
 use airlock::tui::{App, Header, Msg};
@@ -251,7 +251,7 @@ pub fn busy_app(w: u16, h: u16) -> App {
             Event::CallDecided {
                 id: 6,
                 decision: Decision::deny(
-                    DecidedBy::Scope,
+                    RefusedBy::Scope,
                     Some(".env: excluded by pattern \".env\"".into()),
                 ),
             },
@@ -263,7 +263,7 @@ pub fn busy_app(w: u16, h: u16) -> App {
             Event::CallDecided {
                 id: 7,
                 decision: Decision::deny(
-                    DecidedBy::User,
+                    RefusedBy::User,
                     Some("keep the build, it is the release".into()),
                 ),
             },
@@ -280,7 +280,10 @@ pub fn busy_app(w: u16, h: u16) -> App {
             Event::CallDecided {
                 id: 8,
                 decision: Decision::deny(
-                    rule("bash(curl *)"),
+                    RefusedBy::Rule {
+                        rule: "bash(curl *)".into(),
+                        source: "built-in".into(),
+                    },
                     Some("blocked by rule bash(curl *)".into()),
                 ),
             },

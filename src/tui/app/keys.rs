@@ -4,7 +4,7 @@ use crossterm::event::{KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
 use ratatui::layout::Position;
 
 use super::{App, Focus, KEY_GUARD, Overlay};
-use crate::call::{ApprovedBy, DecidedBy, Decision};
+use crate::call::{ApprovedBy, Decision, RefusedBy};
 use crate::tui::keymap::{self, Action, Context};
 use crate::tui::msg::Effect;
 use crate::tui::prompt::PromptQueue;
@@ -253,7 +253,7 @@ impl App {
             return;
         }
         match (step.clone(), action) {
-            (_, Action::DenyNow) => self.respond(id, Decision::deny(DecidedBy::User, None), fx),
+            (_, Action::DenyNow) => self.respond(id, Decision::deny(RefusedBy::User, None), fx),
             (_, Action::Help) => self.overlay = Some(Overlay::Help),
             (_, Action::Grants) => self.overlay = Some(Overlay::Grants { selected: 0 }),
             (_, Action::Quit) => self.ask_to_quit(fx),
@@ -321,7 +321,7 @@ impl App {
             (Step::Deny(input), Action::Confirm) => {
                 let reason = input.text().trim().to_string();
                 let reason = (!reason.is_empty()).then_some(reason);
-                self.respond(id, Decision::deny(DecidedBy::User, reason), fx);
+                self.respond(id, Decision::deny(RefusedBy::User, reason), fx);
             }
             (Step::Edit(_) | Step::Deny(_), Action::Back) => self.set_step(Step::Choose),
             _ => {}
