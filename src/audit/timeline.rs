@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::reader::{LineProblem, LineSource, RecordBody, TrailRecord, parse_record};
 use super::record::{AuditEvent, ChangeRecord};
+pub use crate::call::CallState;
 use crate::call::{AgentInfo, ApprovedBy, CallId, CallInfo, Decision, Outcome, RefusedBy};
 
 /// Where a record sits in the trail.
@@ -160,6 +161,17 @@ impl DecisionClass {
         }
     }
 
+    /// The words shown for a decision of this class: `approved` (auto or
+    /// by you), `denied`, `blocked`, `refused`, `timeout`, `cancelled`, or
+    /// `waiting for a decision`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Auto | Self::User => "approved",
+            Self::Pending => "waiting for a decision",
+            other => other.as_str(),
+        }
+    }
+
     /// The class of a decision: who approved, or how a refusal ends.
     pub fn of(d: &Decision) -> Self {
         match d {
@@ -231,28 +243,6 @@ impl CallEntry {
                 .refusal_outcome()
                 .map_or(CallState::Running, CallState::Ended),
             (None, None) => CallState::Waiting,
-        }
-    }
-}
-
-/// Where a recorded call got to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CallState {
-    /// No decision recorded yet.
-    Waiting,
-    /// Approved, no result recorded yet.
-    Running,
-    /// It ended (or was refused) this way.
-    Ended(Outcome),
-}
-
-impl CallState {
-    /// The word shown for it: `waiting`, `running`, or the outcome's.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Self::Waiting => "waiting",
-            Self::Running => "running",
-            Self::Ended(o) => o.describe(),
         }
     }
 }

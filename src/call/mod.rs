@@ -12,6 +12,7 @@ mod events;
 mod info;
 mod outcome;
 mod proposal;
+mod state;
 mod verdict;
 
 pub use agent::AgentInfo;
@@ -20,4 +21,5 @@ pub use events::{CallOutcome, Event, EventBus};
 pub use info::{CallId, CallInfo, CallView, EditField, Runner, Subject, ToolKind};
 pub use outcome::Outcome;
 pub use proposal::{Proposal, WriteAction};
+pub use state::CallState;
 pub use verdict::{PolicyVerdict, Verdict, VerdictSource};

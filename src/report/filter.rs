@@ -23,27 +23,47 @@ pub enum DecisionFilter {
 pub const DECISION_WORDS: &str =
     "approved, auto, user (or you), denied, blocked, refused, timeout, cancelled, pending, error";
 
+impl DecisionFilter {
+    /// Every filter, in the order [`DECISION_WORDS`] lists them.
+    pub const ALL: [Self; 10] = [
+        Self::Approved,
+        Self::Class(DecisionClass::Auto),
+        Self::Class(DecisionClass::User),
+        Self::Class(DecisionClass::Denied),
+        Self::Blocked,
+        Self::Class(DecisionClass::Refused),
+        Self::Class(DecisionClass::Timeout),
+        Self::Class(DecisionClass::Cancelled),
+        Self::Class(DecisionClass::Pending),
+        Self::Error,
+    ];
+
+    /// Its word: a class's own ([`DecisionClass::as_str`]), or `approved`,
+    /// `blocked`, `error`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Approved => "approved",
+            Self::Class(c) => c.as_str(),
+            Self::Blocked => "blocked",
+            Self::Error => "error",
+        }
+    }
+}
+
 impl std::str::FromStr for DecisionFilter {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s.trim().to_ascii_lowercase().as_str() {
-            "approved" => Self::Approved,
-            "auto" => Self::Class(DecisionClass::Auto),
-            "user" | "you" => Self::Class(DecisionClass::User),
-            "denied" => Self::Class(DecisionClass::Denied),
-            "blocked" => Self::Blocked,
-            "refused" => Self::Class(DecisionClass::Refused),
-            "timeout" => Self::Class(DecisionClass::Timeout),
-            "cancelled" | "canceled" => Self::Class(DecisionClass::Cancelled),
-            "pending" => Self::Class(DecisionClass::Pending),
-            "error" | "failed" => Self::Error,
-            other => {
-                return Err(format!(
-                    "unknown decision {other:?}; use one of: {DECISION_WORDS}"
-                ));
-            }
-        })
+        let word = s.trim().to_ascii_lowercase();
+        let alias = match word.as_str() {
+            "you" => Some(Self::Class(DecisionClass::User)),
+            "canceled" => Some(Self::Class(DecisionClass::Cancelled)),
+            "failed" => Some(Self::Error),
+            _ => None,
+        };
+        alias
+            .or_else(|| Self::ALL.into_iter().find(|f| f.word() == word))
+            .ok_or_else(|| format!("unknown decision {word:?}; use one of: {DECISION_WORDS}"))
     }
 }
 
@@ -235,6 +255,23 @@ pub fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decision_words_are_the_filters_own() {
+        let listed: Vec<&str> = DECISION_WORDS
+            .split(", ")
+            .map(|w| w.trim_end_matches(" (or you)"))
+            .collect();
+        let words: Vec<&str> = DecisionFilter::ALL.iter().map(|f| f.word()).collect();
+        assert_eq!(listed, words);
+        for f in DecisionFilter::ALL {
+            assert_eq!(f.word().parse::<DecisionFilter>(), Ok(f));
+        }
+        assert_eq!(
+            "you".parse::<DecisionFilter>(),
+            Ok(DecisionFilter::Class(DecisionClass::User))
+        );
+    }
 
     #[test]
     fn since_takes_times_and_spans() {

@@ -12,7 +12,7 @@ use super::{Paint, Style, fit, local_time, timing};
 use crate::audit::AuditEvent;
 use crate::audit::reader::LineProblem;
 use crate::audit::timeline::{CallEntry, DecisionClass, Entry, SessionEvent, Timeline};
-use crate::call::{Decision, Outcome, RefusedBy};
+use crate::call::{CallState, Decision, Outcome, RefusedBy};
 
 /// Human text or the raw JSON lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,15 +102,6 @@ fn class_paint(c: DecisionClass) -> Paint {
     }
 }
 
-/// The verdict word shown for a class.
-fn verdict_word(c: DecisionClass) -> &'static str {
-    match c {
-        DecisionClass::Auto | DecisionClass::User => "approved",
-        DecisionClass::Pending => "waiting",
-        other => other.as_str(),
-    }
-}
-
 /// One call (and, indented below it, a reason, an error or a change).
 /// `live` words a call without a result as still running rather than as
 /// having none recorded.
@@ -122,8 +113,8 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
         None => short_summary(c),
     };
     let decision = match &c.decided {
-        Some(d) => format!("{} {}", verdict_word(class), who(&d.decision, workspace)),
-        None => "waiting for a decision".into(),
+        Some(d) => format!("{} {}", class.describe(), who(&d.decision, workspace)),
+        None => class.describe().into(),
     };
     let outcome = match &c.finished {
         Some(f) if !class.approved() && class != DecisionClass::Pending => {
@@ -149,7 +140,7 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
             )
         }
         None if live => style.paint(Paint::Yellow, c.status().describe()),
-        None => style.paint(Paint::Yellow, "no result recorded"),
+        None => style.paint(Paint::Yellow, CallState::Unfinished.describe()),
     };
     let mut line = format!(
         "{}  {} {}  {}  {}  {} → {}",

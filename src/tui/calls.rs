@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
 
-use crate::call::{CallId, CallInfo, CallOutcome, Decision, Outcome};
+use crate::call::{CallId, CallInfo, CallOutcome, CallState, Decision, Outcome};
 
 /// Most calls kept on screen.
 pub const MAX_CALLS: usize = 200_000;
@@ -41,6 +41,9 @@ pub enum CallStatus {
     Refused,
     /// Nobody answered in time.
     Timeout,
+    /// Approved and run by the agent itself, which never reported the
+    /// result.
+    Unreported,
     /// A reviewed trail has no result for it (no decision, or approved and
     /// no result: the supervisor stopped first).
     Unfinished,
@@ -57,25 +60,42 @@ impl CallStatus {
             Outcome::Cancelled => Self::Cancelled,
             Outcome::Refused => Self::Refused,
             Outcome::Timeout => Self::Timeout,
-            Outcome::Unreported => Self::Unfinished,
+            Outcome::Unreported => Self::Unreported,
         }
     }
 
-    /// The word shown for it.
-    pub fn word(self) -> &'static str {
-        match self {
-            Self::Received => "received",
-            Self::Waiting => "waiting for you",
-            Self::Running => "running",
-            Self::Ok => "ok",
-            Self::Error => "error",
-            Self::Denied => "denied",
-            Self::Blocked => "blocked",
-            Self::Cancelled => "cancelled",
-            Self::Refused => "refused",
-            Self::Timeout => "timeout",
-            Self::Unfinished => "no result recorded",
+    /// From where a call is ([`CallState`]).
+    pub fn from_state(state: CallState) -> Self {
+        match state {
+            CallState::Waiting => Self::Waiting,
+            CallState::Running => Self::Running,
+            CallState::Ended(o) => Self::from_outcome(o),
+            CallState::Unfinished => Self::Unfinished,
         }
+    }
+
+    /// Where the call is, in the shared vocabulary (`None`: only
+    /// received, not yet given to the policy).
+    pub fn state(self) -> Option<CallState> {
+        Some(match self {
+            Self::Received => return None,
+            Self::Waiting => CallState::Waiting,
+            Self::Running => CallState::Running,
+            Self::Ok => CallState::Ended(Outcome::Ok),
+            Self::Error => CallState::Ended(Outcome::Error),
+            Self::Denied => CallState::Ended(Outcome::Denied),
+            Self::Blocked => CallState::Ended(Outcome::Blocked),
+            Self::Cancelled => CallState::Ended(Outcome::Cancelled),
+            Self::Refused => CallState::Ended(Outcome::Refused),
+            Self::Timeout => CallState::Ended(Outcome::Timeout),
+            Self::Unreported => CallState::Ended(Outcome::Unreported),
+            Self::Unfinished => CallState::Unfinished,
+        })
+    }
+
+    /// The word shown for it: [`CallState::describe`], or `received`.
+    pub fn word(self) -> &'static str {
+        self.state().map_or("received", CallState::describe)
     }
 
     /// Still in flight.
@@ -344,8 +364,8 @@ mod tests {
             args: serde_json::json!({}),
             summary: format!("call {id}"),
             received_at: chrono::DateTime::UNIX_EPOCH,
-            runner: Default::default(),
-            view: Default::default(),
+            runner: crate::call::Runner::default(),
+            view: crate::call::CallView::default(),
             edit: None,
             proposal: None,
         }

@@ -29,7 +29,7 @@ pub fn status(s: CallStatus, now: DateTime<Utc>) -> (&'static str, Style) {
         CallStatus::Cancelled => ("–", st.fg(Color::DarkGray)),
         CallStatus::Refused => ("!", st.fg(Color::Yellow)),
         CallStatus::Timeout => ("◷", st.fg(Color::Yellow)),
-        CallStatus::Unfinished => ("…", st.fg(Color::Yellow)),
+        CallStatus::Unreported | CallStatus::Unfinished => ("…", st.fg(Color::Yellow)),
     }
 }
 
