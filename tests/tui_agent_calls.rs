@@ -39,6 +39,7 @@ fn native_bash(id: u64) -> CallInfo {
         cwd: Some("/home/dev/tinytodo/web".into()),
         description: Some("run the tests".into()),
     };
+    c.grant = airlock::tools::bash::grant("npm test");
     c
 }
 

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::change;
 use super::event::{HookAgent, HookEvent};
-use crate::call::{CallView, EditField, Proposal, Subject, ToolKind};
+use crate::call::{CallView, EditField, GrantShape, Proposal, Subject, ToolKind};
 use crate::scope::Scope;
 use crate::tools::ToolError;
 
@@ -47,6 +47,8 @@ pub struct NativeCall {
     /// What the human may edit before approving (when the agent accepts a
     /// rewritten input).
     pub edit: Option<EditField>,
+    /// What a grant of it can cover (as airlock's matching tool says).
+    pub grant: GrantShape,
 }
 
 impl NativeCall {
@@ -59,6 +61,7 @@ impl NativeCall {
             view: CallView::Args,
             proposal: None,
             edit: None,
+            grant: GrantShape::None,
         }
     }
 }
@@ -211,6 +214,7 @@ fn exec(event: &HookEvent, command: &str, description: Option<&str>) -> Mapped {
     call.edit = Some(EditField::Command {
         text: command.to_string(),
     });
+    call.grant = crate::tools::bash::grant(command);
     Mapped::Call(call)
 }
 

@@ -113,6 +113,7 @@ fn bash(command: &str, tool_use_id: &str) -> ExternalCall {
         edit: Some(EditField::Command {
             text: command.into(),
         }),
+        grant: crate::tools::bash::grant(command),
         proposal: None,
         native_tool: "Bash".into(),
         tool_use_id: Some(tool_use_id.into()),
@@ -131,6 +132,7 @@ fn read(path: &str) -> ExternalCall {
         summary: format!("read_file {path}"),
         view: CallView::Args,
         edit: None,
+        grant: crate::call::GrantShape::None,
         proposal: None,
         native_tool: "Read".into(),
         tool_use_id: Some("toolu_read".into()),

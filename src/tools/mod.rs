@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{AgentInfo, CallId, CallView, EditField, Subject, ToolKind};
+use crate::call::{AgentInfo, CallId, CallView, EditField, GrantShape, Subject, ToolKind};
 use crate::scope::{Scope, ScopeError};
 
 pub mod bash;
@@ -153,6 +153,11 @@ pub trait Invocation: Send + 'static {
     fn edit(&self) -> Option<EditField> {
         None
     }
+    /// What "approve for this session" and "always" can cover for it
+    /// (default: only this call; bash: the command; writes: the file).
+    fn grant(&self) -> GrantShape {
+        GrantShape::None
+    }
     /// Run it. Errors are results with `is_error`; timeouts and
     /// cancellation are handled by the pipeline around this future.
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture;
@@ -206,6 +211,14 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The shell command a call of this tool runs, read from its arguments
+    /// as the trail records them (the trail keeps no prompt view), for the
+    /// log and review; `None` for a tool that runs no command (bash:
+    /// `command`).
+    fn recorded_command<'a>(&self, _args: &'a Value) -> Option<&'a str> {
+        None
+    }
+
     /// An agent's connection ended: drop what the tool keeps for it (bash
     /// ends that agent's shell).
     fn agent_disconnected(&self, _agent: &AgentInfo) {}
@@ -245,6 +258,27 @@ pub fn with_edit(
     let mut args = args.clone();
     args.insert(key.into(), Value::String(edited.to_string()));
     Some(args)
+}
+
+/// The command a recorded call of the built-in tool named `tool` ran, as
+/// that tool reads its arguments (see [`Tool::recorded_command`]); `None`
+/// when no built-in tool has that name or it runs no command.
+pub fn recorded_command<'a>(tool: &str, args: &'a Value) -> Option<&'a str> {
+    builtin().get(tool)?.recorded_command(args)
+}
+
+/// Every built-in tool, bash unconfigured: for reading what their calls
+/// recorded, never for running them.
+fn builtin() -> &'static ToolRegistry {
+    static TOOLS: std::sync::OnceLock<ToolRegistry> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(|| {
+        let mut all = ToolRegistry::all();
+        all.insert(Arc::new(bash::Bash::new(
+            &bash::BashConfig::default(),
+            None,
+        )));
+        all
+    })
 }
 
 /// Run blocking work (file system access) off the async runtime.
@@ -358,8 +392,9 @@ mod tests {
     use serde_json::json;
 
     fn tool(name: &str) -> Arc<dyn Tool> {
-        let reg = ToolRegistry::configured(&ToolsConfig::default(), &Default::default(), None)
-            .expect("built-in tools");
+        let reg =
+            ToolRegistry::configured(&ToolsConfig::default(), &bash::BashConfig::default(), None)
+                .expect("built-in tools");
         reg.get(name).expect("a built-in tool").clone()
     }
 
@@ -432,5 +467,33 @@ mod tests {
         assert_eq!((write.view(), write.edit()), (CallView::Change, None));
         let read = prep("read_file", json!({"path": "a.txt"}));
         assert_eq!((read.view(), read.edit()), (CallView::Args, None));
+        // And what a grant of it covers.
+        assert_eq!(bash.grant(), bash::grant("make test"));
+        assert_eq!(restart.grant(), GrantShape::None);
+        let real = std::fs::canonicalize(dir.path()).unwrap().join("a.txt");
+        assert_eq!(
+            write.grant(),
+            GrantShape::File {
+                path: real.clone(),
+                shown: "a.txt".into(),
+                rule_tools: &["write_file", "edit_file"],
+            }
+        );
+        let edit = prep(
+            "edit_file",
+            json!({"path": "a.txt", "old_text": "old", "new_text": "new"}),
+        );
+        assert_eq!(edit.grant(), write::grant(real, "a.txt"));
+        assert_eq!(read.grant(), GrantShape::None);
+    }
+
+    #[test]
+    fn a_recorded_command_is_read_by_its_tool() {
+        let args = json!({"command": "make test", "path": "a"});
+        assert_eq!(recorded_command("bash", &args), Some("make test"));
+        for name in ["read_file", "write_file", "no_such_tool"] {
+            assert_eq!(recorded_command(name, &args), None, "{name}");
+        }
+        assert_eq!(recorded_command("bash", &json!({"command": 1})), None);
     }
 }

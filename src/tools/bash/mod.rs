@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::call::{AgentInfo, CallView, EditField, Subject, ToolKind};
+use crate::call::{AgentInfo, CallView, EditField, GrantShape, Subject, ToolKind};
 use crate::sandbox::{Sandbox, SandboxMode};
 use crate::scope::Scope;
 use crate::tools::readonly::{args, object_schema};
@@ -33,6 +33,16 @@ pub use session::{Ending, RunOutcome, Shell, ShellConfig, ShellError};
 
 /// Longest summary line shown for a command.
 const SUMMARY_CHARS: usize = 120;
+
+/// What a grant of `command` covers: the command, or the commands that
+/// start like it; "always" saves `bash(…)` rules. For an agent's own shell
+/// tool too, whose calls bash's rules and grants cover.
+pub fn grant(command: &str) -> GrantShape {
+    GrantShape::Command {
+        command: command.to_string(),
+        rule_tools: &["bash"],
+    }
+}
 
 /// The `bash` tool.
 pub struct Bash {
@@ -175,6 +185,10 @@ impl Tool for Bash {
         Some("command")
     }
 
+    fn recorded_command<'a>(&self, args: &'a Value) -> Option<&'a str> {
+        args.get("command")?.as_str()
+    }
+
     fn output_schema(&self) -> Option<Map<String, Value>> {
         Some(result::output_schema())
     }
@@ -312,6 +326,10 @@ impl Invocation for BashCall {
         self.command
             .as_ref()
             .map(|c| EditField::Command { text: c.clone() })
+    }
+
+    fn grant(&self) -> GrantShape {
+        self.command.as_deref().map_or(GrantShape::None, grant)
     }
 
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {

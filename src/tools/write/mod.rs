@@ -21,11 +21,22 @@ use super::readonly::{args, object_schema};
 use super::{
     Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
 };
-use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
+use crate::call::{CallView, GrantShape, Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 
 /// Largest file the write tools read or produce (64 MiB).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What a grant of a write to `path` (resolved; `shown` as people see it)
+/// covers: writes to that file by either write tool, and an agent's own
+/// writes, whose calls the write tools' rules and grants cover.
+pub fn grant(path: std::path::PathBuf, shown: &str) -> GrantShape {
+    GrantShape::File {
+        path,
+        shown: shown.to_string(),
+        rule_tools: &["write_file", "edit_file"],
+    }
+}
 
 /// Both write tools.
 pub fn all() -> Vec<Arc<dyn Tool>> {
@@ -297,6 +308,10 @@ impl Invocation for WriteCall {
 
     fn view(&self) -> CallView {
         CallView::Change
+    }
+
+    fn grant(&self) -> GrantShape {
+        grant(self.target.path(), &self.shown)
     }
 
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
