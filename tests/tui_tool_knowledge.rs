@@ -114,7 +114,10 @@ async fn airlocks_own_tools_say_what_a_grant_covers_and_where_the_shell_is() {
         choices(&asked[0]),
         command_choices("bash", "git status --short", Some("git status"))
     );
-    assert_eq!(choices(&asked[1]), command_choices("bash", "cd sub", Some("cd sub")));
+    assert_eq!(
+        choices(&asked[1]),
+        command_choices("bash", "cd sub", Some("cd sub"))
+    );
     assert_eq!(
         choices(&asked[2]),
         file_choice(&ws.join("new.txt"), "new.txt")
@@ -288,4 +291,35 @@ fn e_on_a_call_that_cannot_be_edited_says_what_its_prompt_shows() {
         assert!(notice.starts_with(words), "{notice}");
         assert_eq!(app.live().unwrap().prompts.len(), 1);
     }
+}
+
+#[test]
+fn a_command_view_says_which_arguments_it_shows_and_the_others_are_listed() {
+    // A tool of another name whose command is in `script`: its `command`
+    // argument is not the command, so the prompt lists it.
+    let mut c = call(
+        1,
+        "run",
+        ToolKind::Exec,
+        json!({"script": "make", "command": "not-the-command"}),
+        "make",
+    );
+    c.view = CallView::Command {
+        command: "make".into(),
+        cwd: None,
+        description: None,
+        shown_args: &["script"],
+    };
+    let mut app = app(120, 40);
+    app.update(Msg::Prompt {
+        call: c,
+        verdict: ask("default: exec tools ask"),
+    });
+    let s = screen(&app);
+    assert!(s.contains("$ make"), "{s}");
+    assert!(s.contains("command: not-the-command"), "{s}");
+    assert!(
+        !s.contains("script: make"),
+        "shown once, as the command: {s}"
+    );
 }

@@ -107,6 +107,9 @@ pub enum CallView {
         cwd: Option<String>,
         /// The agent's description of the command, when it gave one.
         description: Option<String>,
+        /// The arguments the command and description come from; the prompt
+        /// lists every other argument after them.
+        shown_args: &'static [&'static str],
     },
     /// A file change: the call's [`Proposal`] diff.
     Change,

@@ -208,6 +208,7 @@ fn exec(event: &HookEvent, command: &str, description: Option<&str>) -> Mapped {
         command: command.to_string(),
         cwd: event.cwd.as_ref().map(|c| c.display().to_string()),
         description: description.map(str::to_string),
+        shown_args: &["command", "description"],
     };
     // All three pinned agents run a rewritten command (Claude Code and
     // Codex `updatedInput`, Gemini `hookSpecificOutput.tool_input`).

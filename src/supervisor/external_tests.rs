@@ -109,6 +109,7 @@ fn bash(command: &str, tool_use_id: &str) -> ExternalCall {
             command: command.into(),
             cwd: None,
             description: None,
+            shown_args: &["command"],
         },
         edit: Some(EditField::Command {
             text: command.into(),

@@ -452,6 +452,7 @@ mod tests {
                 command: "make test".into(),
                 cwd: None,
                 description: Some("run the tests".into()),
+                shown_args: &["command", "description"],
             }
         );
         assert_eq!(

@@ -83,6 +83,14 @@ impl PendingPrompt {
         }
     }
 
+    /// The arguments the command view shows (the prompt lists the others).
+    pub fn shown_args(&self) -> &'static [&'static str] {
+        match &self.call.view {
+            CallView::Command { shown_args, .. } => shown_args,
+            _ => &[],
+        }
+    }
+
     /// Where the command runs, when the call says.
     pub fn cwd(&self) -> Option<&str> {
         match &self.call.view {

@@ -97,6 +97,7 @@ pub fn bash(id: u64, command: &str, description: &str) -> CallInfo {
         command: command.into(),
         cwd: None,
         description: Some(description.into()),
+        shown_args: &["command", "description"],
     };
     c.edit = Some(airlock::call::EditField::Command {
         text: command.into(),

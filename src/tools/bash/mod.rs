@@ -317,6 +317,7 @@ impl Invocation for BashCall {
                 command: command.clone(),
                 cwd: None,
                 description: self.description.clone(),
+                shown_args: &["command", "description"],
             },
             None => CallView::Args,
         }
