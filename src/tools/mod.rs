@@ -219,6 +219,13 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The arguments whose text a call's change (its diff) shows, so the
+    /// detail names them rather than repeating them (`write_file`:
+    /// `content`; `edit_file`: `old_text`, `new_text`).
+    fn change_args(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// An agent's connection ended: drop what the tool keeps for it (bash
     /// ends that agent's shell).
     fn agent_disconnected(&self, _agent: &AgentInfo) {}
@@ -265,6 +272,13 @@ pub fn with_edit(
 /// when no built-in tool has that name or it runs no command.
 pub fn recorded_command<'a>(tool: &str, args: &'a Value) -> Option<&'a str> {
     builtin().get(tool)?.recorded_command(args)
+}
+
+/// The arguments the change of a call of the built-in tool named `tool`
+/// shows (see [`Tool::change_args`]); none when no built-in tool has that
+/// name.
+pub fn change_args(tool: &str) -> &'static [&'static str] {
+    builtin().get(tool).map_or(&[], |t| t.change_args())
 }
 
 /// Every built-in tool, bash unconfigured: for reading what their calls
@@ -489,12 +503,16 @@ mod tests {
     }
 
     #[test]
-    fn a_recorded_command_is_read_by_its_tool() {
+    fn a_recorded_call_is_read_by_its_tool() {
         let args = json!({"command": "make test", "path": "a"});
         assert_eq!(recorded_command("bash", &args), Some("make test"));
         for name in ["read_file", "write_file", "no_such_tool"] {
             assert_eq!(recorded_command(name, &args), None, "{name}");
         }
         assert_eq!(recorded_command("bash", &json!({"command": 1})), None);
+        // Which arguments a change stands for: the write tools say.
+        assert_eq!(change_args("write_file"), ["content"]);
+        assert_eq!(change_args("edit_file"), ["old_text", "new_text"]);
+        assert!(change_args("bash").is_empty() && change_args("no_such_tool").is_empty());
     }
 }

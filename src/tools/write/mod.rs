@@ -184,6 +184,10 @@ impl Tool for WriteFile {
         &["path"]
     }
 
+    fn change_args(&self) -> &'static [&'static str] {
+        &["content"]
+    }
+
     fn output_schema(&self) -> Option<Map<String, Value>> {
         Some(output_schema())
     }
@@ -220,6 +224,10 @@ impl Tool for EditFile {
 
     fn subject_args(&self) -> &'static [&'static str] {
         &["path"]
+    }
+
+    fn change_args(&self) -> &'static [&'static str] {
+        &["old_text", "new_text"]
     }
 
     fn output_schema(&self) -> Option<Map<String, Value>> {
