@@ -116,6 +116,10 @@ pub fn runtime_dir_candidates() -> Vec<PathBuf> {
 
 /// True when `dir` is a real directory (not a symlink) owned by us with no
 /// access for group or others.
+#[expect(
+    clippy::verbose_bit_mask,
+    reason = "`mode & 0o077 == 0` says \"no group or other bits\"; trailing_zeros() would hide it"
+)]
 pub fn is_private_dir(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir)
         .is_ok_and(|m| m.is_dir() && m.uid() == uid() && m.mode() & 0o077 == 0)

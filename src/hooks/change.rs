@@ -2,6 +2,7 @@
 //! scope checks as airlock's write tools and a diff computed from the file
 //! on disk, so the prompt shows exactly what the agent will change.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -33,9 +34,9 @@ fn text<'a>(input: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
 
 /// Prepare airlock's `tool` with `args` and take its summary, subject and
 /// proposal (its scope check and diff, the same messages).
-fn through(native: &str, tool: &str, args: Map<String, Value>, scope: &Scope) -> Mapped {
+fn through(native: &str, tool: &str, args: &Map<String, Value>, scope: &Scope) -> Mapped {
     let mut call = write_call(native);
-    match airlock_tool(tool).prepare(&args, scope) {
+    match airlock_tool(tool).prepare(args, scope) {
         Ok(inv) => {
             call.summary = one_line(&inv.summary());
             call.subject = inv.subject();
@@ -66,7 +67,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
         return through(
             native,
             "write_file",
-            args(&[("path", path), ("content", new)]),
+            &args(&[("path", path), ("content", new)]),
             scope,
         );
     }
@@ -80,7 +81,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
             .is_some_and(|n| n > 1);
     let mut a = args(&[("path", path), ("old_text", old), ("new_text", new)]);
     a.insert("replace_all".into(), Value::Bool(replace_all));
-    through(native, "edit_file", a, scope)
+    through(native, "edit_file", &a, scope)
 }
 
 /// Claude `Write`, Gemini `write_file`: the whole file, like `write_file`.
@@ -99,7 +100,7 @@ pub fn write(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped 
     through(
         native,
         "write_file",
-        args(&[("path", path), ("content", content)]),
+        &args(&[("path", path), ("content", content)]),
         scope,
     )
 }
@@ -367,10 +368,13 @@ fn combine(mut parts: Vec<Proposal>) -> Proposal {
     for p in &parts {
         match &p.diff {
             Some(d) => diff.push_str(d),
-            None => diff.push_str(&format!(
-                "Binary files a/{0} and b/{0} differ ({1} → {2} bytes)\n",
-                p.path, p.old_bytes, p.new_bytes
-            )),
+            None => {
+                let _ = writeln!(
+                    diff,
+                    "Binary files a/{0} and b/{0} differ ({1} → {2} bytes)",
+                    p.path, p.old_bytes, p.new_bytes
+                );
+            }
         }
     }
     let names: Vec<&str> = parts.iter().map(|p| p.path.as_str()).collect();

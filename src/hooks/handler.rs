@@ -5,6 +5,7 @@
 //! tool-use id (Gemini: by session, tool and input).
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -118,7 +119,7 @@ impl Hooks {
             Mapped::Refused { call, error } => {
                 let by = match error {
                     ToolError::Scope(_) => DecidedBy::Scope,
-                    _ => DecidedBy::InvalidArguments,
+                    ToolError::InvalidArguments { .. } => DecidedBy::InvalidArguments,
                 };
                 let reason = error.to_string();
                 let decision = Decision::deny(by, Some(reason.clone()));
@@ -212,9 +213,7 @@ impl Hooks {
             // One digest field, several files: each is named in the text.
             many => {
                 for path in many {
-                    result
-                        .output
-                        .push_str(&format!("\n[airlock] {}", file_digest(path)));
+                    let _ = write!(result.output, "\n[airlock] {}", file_digest(path));
                 }
             }
         }

@@ -3,6 +3,8 @@
 //! `write_file(src/**)` a native `Edit`), the subject the policy matches,
 //! the scope check of airlock's own tools, and what the prompt shows.
 
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value};
 
 use super::change;
@@ -69,6 +71,7 @@ impl NativeCall {
 /// Map a pre-tool event. Reads the disk (scope checks, the current content
 /// of a file to diff), so call it off the async threads.
 pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
+    use HookAgent::{Claude, Codex, Gemini};
     let name = event.tool_name.as_str();
     if is_airlocks_own(event) {
         return Mapped::Own;
@@ -81,7 +84,6 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
     let cwd = event.cwd.as_deref();
     let path =
         |keys: &[&str], default: Option<&str>| first(keys).or(default).map(|p| change::at(cwd, p));
-    use HookAgent::{Claude, Codex, Gemini};
     match (event.agent, name) {
         (Claude, "Bash")
         | (Codex, "Bash" | "shell" | "exec_command" | "local_shell")
@@ -101,28 +103,28 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
         (Claude, "Read") | (Gemini, "read_file") => read_path(
             name,
             "read_file",
-            path(&["file_path", "absolute_path", "path"], None),
+            path(&["file_path", "absolute_path", "path"], None).as_deref(),
             scope,
             true,
         ),
         (Claude, "Grep") | (Gemini, "search_file_content" | "grep" | "grep_search") => read_path(
             name,
             "grep",
-            path(&["path", "dir_path"], Some(".")),
+            path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
         ),
         (Claude, "Glob") | (Gemini, "glob") => read_path(
             name,
             "find",
-            path(&["path", "dir_path"], Some(".")),
+            path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
         ),
         (Claude, "LS") | (Gemini, "list_directory" | "ls") => read_path(
             name,
             "ls",
-            path(&["path", "dir_path"], Some(".")),
+            path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
         ),
@@ -221,8 +223,8 @@ fn exec(event: &HookEvent, command: &str, description: Option<&str>) -> Mapped {
 
 /// A read of one path, checked like airlock's read tools: `file` reads are
 /// checked by `read_file` itself (same messages), directories by the scope.
-fn read_path(native: &str, tool: &str, path: Option<String>, scope: &Scope, file: bool) -> Mapped {
-    let Some(path) = path.as_deref() else {
+fn read_path(native: &str, tool: &str, path: Option<&str>, scope: &Scope, file: bool) -> Mapped {
+    let Some(path) = path else {
         return unreadable(ToolKind::Read, tool, native, "no path");
     };
     let mut call = NativeCall::new(ToolKind::Read, tool, one_line(&format!("{native} {path}")));
@@ -283,7 +285,9 @@ pub(super) fn one_line(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
             c => out.push(c),
         }
     }

@@ -48,7 +48,10 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
             ]),
         }
         changes.extend([
-            server("tool_timeout_sec", Val::Int(TOOL_TIMEOUT_SECS.cast_signed())),
+            server(
+                "tool_timeout_sec",
+                Val::Int(TOOL_TIMEOUT_SECS.cast_signed()),
+            ),
             server("default_tools_approval_mode", Val::from("approve")),
         ]);
     }

@@ -32,11 +32,11 @@ impl GrantScope {
             (GrantScope::ExactCommand(c), Subject::Command { command }) => {
                 kind == ToolKind::Exec && command.trim() == c.trim()
             }
-            // Prefix grants are taken together with the allow rules.
-            (GrantScope::Prefix(_), Subject::Command { .. }) => false,
             (GrantScope::File(f), Subject::Paths { paths }) => {
                 kind == ToolKind::Write && paths.len() == 1 && &paths[0] == f
             }
+            // Prefix grants are taken together with the allow rules; a
+            // grant of one shape never covers a subject of another.
             _ => false,
         }
     }

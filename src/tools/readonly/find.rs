@@ -364,7 +364,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         tree(dir.path());
         let out = run_ctx(&Find::new(), dir.path(), json!({}), |c| {
-            c.deadline = std::time::Instant::now()
+            c.deadline = std::time::Instant::now();
         });
         assert!(out.truncated, "{}", out.text);
         assert!(out.text.contains("stopped early"), "{}", out.text);
