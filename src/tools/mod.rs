@@ -271,28 +271,16 @@ pub fn with_edit(
 /// that tool reads its arguments (see [`Tool::recorded_command`]); `None`
 /// when no built-in tool has that name or it runs no command.
 pub fn recorded_command<'a>(tool: &str, args: &'a Value) -> Option<&'a str> {
-    builtin().get(tool)?.recorded_command(args)
+    ToolRegistry::builtin().get(tool)?.recorded_command(args)
 }
 
 /// The arguments the change of a call of the built-in tool named `tool`
 /// shows (see [`Tool::change_args`]); none when no built-in tool has that
 /// name.
 pub fn change_args(tool: &str) -> &'static [&'static str] {
-    builtin().get(tool).map_or(&[], |t| t.change_args())
-}
-
-/// Every built-in tool, bash unconfigured: for reading what their calls
-/// recorded, never for running them.
-fn builtin() -> &'static ToolRegistry {
-    static TOOLS: std::sync::OnceLock<ToolRegistry> = std::sync::OnceLock::new();
-    TOOLS.get_or_init(|| {
-        let mut all = ToolRegistry::all();
-        all.insert(Arc::new(bash::Bash::new(
-            &bash::BashConfig::default(),
-            None,
-        )));
-        all
-    })
+    ToolRegistry::builtin()
+        .get(tool)
+        .map_or(&[], |t| t.change_args())
 }
 
 /// Run blocking work (file system access) off the async runtime.
@@ -332,6 +320,21 @@ impl ToolRegistry {
             reg.tools.insert(tool.spec().name, tool);
         }
         reg
+    }
+
+    /// Every built-in tool, bash unconfigured and unsandboxed, made once:
+    /// for asking the tools about calls (what a recorded call ran, the
+    /// checks an agent's own tool reuses), never for running bash.
+    pub fn builtin() -> &'static Self {
+        static TOOLS: std::sync::OnceLock<ToolRegistry> = std::sync::OnceLock::new();
+        TOOLS.get_or_init(|| {
+            let mut all = Self::all();
+            all.insert(Arc::new(bash::Bash::new(
+                &bash::BashConfig::default(),
+                None,
+            )));
+            all
+        })
     }
 
     /// Every built-in tool, bash built from `bash` and run in `sandbox`

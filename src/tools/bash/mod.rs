@@ -34,13 +34,16 @@ pub use session::{Ending, RunOutcome, Shell, ShellConfig, ShellError};
 /// Longest summary line shown for a command.
 const SUMMARY_CHARS: usize = 120;
 
+/// The name agents call it by, and its rules name.
+pub const NAME: &str = "bash";
+
 /// What a grant of `command` covers: the command, or the commands that
 /// start like it; "always" saves `bash(…)` rules. For an agent's own shell
 /// tool too, whose calls bash's rules and grants cover.
 pub fn grant(command: &str) -> GrantShape {
     GrantShape::Command {
         command: command.to_string(),
-        rule_tools: &["bash"],
+        rule_tools: &[NAME],
     }
 }
 
@@ -141,7 +144,7 @@ impl Bash {
         });
         Self {
             spec: ToolSpec {
-                name: "bash",
+                name: NAME,
                 title: "Run a bash command",
                 description: description(sandbox.as_deref()),
                 kind: ToolKind::Exec,
