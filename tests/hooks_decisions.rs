@@ -114,6 +114,12 @@ async fn a_native_command_waits_for_the_human_and_the_denial_reaches_the_model()
         }
         other => panic!("the prompt shows the command, not {other:?}"),
     }
+    let command = pre["tool_input"]["command"].as_str().unwrap();
+    assert_eq!(
+        shown.grant,
+        airlock::tools::bash::grant(command),
+        "bash's grants"
+    );
     assert!(
         !shown.runner.is_airlock(),
         "the prompt says the agent runs it"
