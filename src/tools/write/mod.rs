@@ -215,10 +215,7 @@ impl Tool for WriteFile {
                 n.extend_from_slice(a.content.as_bytes());
                 (WriteAction::Append, n)
             }
-            (Some(_), false) => (
-                WriteAction::Overwrite,
-                a.content.into_owned().into_bytes(),
-            ),
+            (Some(_), false) => (WriteAction::Overwrite, a.content.into_owned().into_bytes()),
         };
         let change = Change {
             action,
