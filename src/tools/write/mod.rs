@@ -429,3 +429,50 @@ impl WriteCall {
         })))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(tool: &dyn Tool, a: &Value) -> String {
+        let scope = Scope::new(&std::env::temp_dir(), &[], &[]).unwrap();
+        let Value::Object(a) = a else { unreachable!() };
+        match tool.prepare(a, &scope) {
+            Err(ToolError::InvalidArguments { tool, message }) => format!("{tool}: {message}"),
+            Err(e) => panic!("not an argument error: {e}"),
+            Ok(_) => panic!("prepared {a:?}"),
+        }
+    }
+
+    #[test]
+    fn borrowed_arguments_are_refused_with_serdes_words() {
+        let (w, e) = (WriteFile::new(), EditFile::new());
+        let r = refusal(&w, &json!({"path": "a", "content": 1}));
+        assert!(
+            r.starts_with("write_file: invalid type: integer `1`, expected a string"),
+            "{r}"
+        );
+        let r = refusal(&w, &json!({"path": "a"}));
+        assert_eq!(r, "write_file: missing field `content`");
+        let r = refusal(&w, &json!({"path": "a", "content": "", "mode": 1}));
+        assert!(r.starts_with("write_file: unknown field `mode`"), "{r}");
+        let r = refusal(&e, &json!({"path": "a", "old_text": "x", "new_text": []}));
+        assert!(
+            r.starts_with("edit_file: invalid type: sequence, expected a string"),
+            "{r}"
+        );
+    }
+
+    #[test]
+    fn parsed_texts_borrow_from_the_arguments() {
+        let a = json!({"path": "a", "old_text": "o\"ld", "new_text": "n\\ew"});
+        let Value::Object(a) = a else { unreachable!() };
+        let e: EditArgs = parse_borrowed("edit_file", &a).unwrap();
+        assert!(matches!(e.old_text, Cow::Borrowed("o\"ld")));
+        assert!(matches!(e.new_text, Cow::Borrowed("n\\ew")));
+        let a = json!({"path": "a", "content": "c\u{e9}"});
+        let Value::Object(a) = a else { unreachable!() };
+        let w: WriteArgs = parse_borrowed("write_file", &a).unwrap();
+        assert!(matches!(w.content, Cow::Borrowed("cé")));
+    }
+}
