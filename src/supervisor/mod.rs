@@ -16,8 +16,12 @@ mod external;
 mod external_tests;
 mod pipeline;
 mod prepare;
+#[cfg(test)]
+mod prepare_tests;
 mod record;
 mod run;
+#[cfg(test)]
+mod stage_support;
 #[cfg(test)]
 mod tests;
 mod words;
