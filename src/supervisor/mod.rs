@@ -10,6 +10,8 @@ mod confirm;
 mod core;
 mod decide;
 #[cfg(test)]
+mod decide_tests;
+#[cfg(test)]
 mod edit_tests;
 mod external;
 #[cfg(test)]
