@@ -21,6 +21,8 @@ mod prepare;
 #[cfg(test)]
 mod prepare_tests;
 mod record;
+#[cfg(test)]
+mod record_tests;
 mod run;
 #[cfg(test)]
 mod stage_support;
