@@ -47,7 +47,11 @@ async fn an_allow_rule_approves_at_once_without_asking() {
         "{d:?}"
     );
     assert!(s.asked().is_empty(), "the confirmer was asked");
-    assert_eq!(kinds(&s.trail), ["agent_connected"], "decide records nothing");
+    assert_eq!(
+        kinds(&s.trail),
+        ["agent_connected"],
+        "decide records nothing"
+    );
 }
 
 #[tokio::test]
@@ -82,7 +86,13 @@ async fn a_session_grant_approves_a_write_to_its_file_only() {
 #[tokio::test]
 async fn ask_goes_to_the_confirmer_with_the_call_and_its_change() {
     let s = stage(Answer::Approve);
-    let d = decide(&s, 5, "write_file", json!({"path": "a.txt", "content": "x\n"})).await;
+    let d = decide(
+        &s,
+        5,
+        "write_file",
+        json!({"path": "a.txt", "content": "x\n"}),
+    )
+    .await;
     assert_eq!(d.by(), DecidedBy::User, "{d:?}");
     assert!(d.is_approved());
     let asked = s.asked();
@@ -90,10 +100,17 @@ async fn ask_goes_to_the_confirmer_with_the_call_and_its_change() {
     assert_eq!(asked[0].call.id, 5);
     assert_eq!(asked[0].verdict.verdict, Verdict::Ask);
     let diff = asked[0].call.proposal.as_ref().and_then(|p| p.diff.clone());
-    assert!(diff.is_some_and(|d| d.contains("+x")), "the prompt lacks the diff");
+    assert!(
+        diff.is_some_and(|d| d.contains("+x")),
+        "the prompt lacks the diff"
+    );
     assert!(asked[0].cancel.is_cancelled(), "the prompt was not closed");
     assert!(!s.ws.join("a.txt").exists(), "deciding wrote the file");
-    assert_eq!(kinds(&s.trail), ["agent_connected"], "decide records nothing");
+    assert_eq!(
+        kinds(&s.trail),
+        ["agent_connected"],
+        "decide records nothing"
+    );
 }
 
 #[tokio::test]

@@ -25,6 +25,8 @@ mod record;
 mod record_tests;
 mod run;
 #[cfg(test)]
+mod run_tests;
+#[cfg(test)]
 mod stage_support;
 #[cfg(test)]
 mod tests;

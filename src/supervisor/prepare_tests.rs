@@ -41,7 +41,10 @@ async fn a_write_is_prepared_with_its_diff_and_its_arguments_kept_whole() {
 async fn a_read_outside_the_scope_is_refused_by_the_scope() {
     let s = stage(Answer::Approve);
     std::fs::write(s.dir.path().join("secret.txt"), "outside").unwrap();
-    for path in ["../secret.txt", s.dir.path().join("secret.txt").to_str().unwrap()] {
+    for path in [
+        "../secret.txt",
+        s.dir.path().join("secret.txt").to_str().unwrap(),
+    ] {
         let r = s
             .sup
             .prepare(1, &s.agent, "read_file", object(&json!({ "path": path })))
@@ -62,7 +65,10 @@ async fn a_read_outside_the_scope_is_refused_by_the_scope() {
 async fn an_excluded_file_is_refused_by_the_scope_before_a_write_is_shown() {
     let s = stage(Answer::Approve);
     let args = json!({"path": ".env", "content": "TOKEN=1\n"});
-    let r = s.sup.prepare(1, &s.agent, "write_file", object(&args)).await;
+    let r = s
+        .sup
+        .prepare(1, &s.agent, "write_file", object(&args))
+        .await;
     let Err(NotPrepared::Refused(info, decision)) = r else {
         panic!("a write to .env was prepared");
     };
@@ -75,7 +81,10 @@ async fn an_excluded_file_is_refused_by_the_scope_before_a_write_is_shown() {
 async fn bad_arguments_are_refused_as_invalid_naming_the_field() {
     let s = stage(Answer::Approve);
     let args = json!({"path": "a.txt"});
-    let r = s.sup.prepare(1, &s.agent, "write_file", object(&args)).await;
+    let r = s
+        .sup
+        .prepare(1, &s.agent, "write_file", object(&args))
+        .await;
     let Err(NotPrepared::Refused(info, decision)) = r else {
         panic!("a write without content was prepared");
     };

@@ -68,7 +68,9 @@ async fn decided_at_once_the_request_and_decision_are_one_write() {
         }
     });
     for _ in 0..300 {
-        s.sup.record_requested_and_decided(&p.info, &approved).unwrap();
+        s.sup
+            .record_requested_and_decided(&p.info, &approved)
+            .unwrap();
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     noise.join().unwrap();
@@ -105,11 +107,20 @@ async fn the_result_is_recorded_with_sizes_hashes_and_the_change() {
     assert_eq!(finished["output_bytes"], 2000);
     assert_eq!(finished["output_sha256"], sha(&out.text));
     let excerpt = finished["excerpt"].as_str().unwrap();
-    assert!(excerpt.len() <= 600 && excerpt.starts_with("yyy"), "{} bytes", excerpt.len());
+    assert!(
+        excerpt.len() <= 600 && excerpt.starts_with("yyy"),
+        "{} bytes",
+        excerpt.len()
+    );
     let change = &finished["change"];
     assert_eq!(change["path"], "a.txt");
     assert_eq!(change["action"], "create");
-    let diff = p.info.proposal.as_ref().and_then(|p| p.diff.clone()).unwrap();
+    let diff = p
+        .info
+        .proposal
+        .as_ref()
+        .and_then(|p| p.diff.clone())
+        .unwrap();
     assert_eq!(change["diff"], diff.as_str());
     assert_eq!(change["diff_sha256"], sha(&diff));
     assert_eq!(change["diff_truncated"], false);
@@ -117,7 +128,10 @@ async fn the_result_is_recorded_with_sizes_hashes_and_the_change() {
     let Ok(Event::CallFinished { id: 2, outcome }) = bus.try_recv() else {
         panic!("no CallFinished on the bus");
     };
-    assert_eq!((outcome.status, outcome.text), (Outcome::Ok, out.text.clone()));
+    assert_eq!(
+        (outcome.status, outcome.text),
+        (Outcome::Ok, out.text.clone())
+    );
 }
 
 #[tokio::test]
@@ -125,7 +139,11 @@ async fn a_large_diff_is_kept_bounded_and_hashed_whole() {
     let s = stage(Answer::Approve);
     let content = "line of a long file\n".repeat(10_000);
     let p = s
-        .prepared(1, "write_file", &json!({"path": "big.txt", "content": content}))
+        .prepared(
+            1,
+            "write_file",
+            &json!({"path": "big.txt", "content": content}),
+        )
         .await;
     let out = ToolOutput::ok("done");
     let mut result = CallResult::not_run(Outcome::Ok, &out, Instant::now());
@@ -133,7 +151,12 @@ async fn a_large_diff_is_kept_bounded_and_hashed_whole() {
     s.sup.record_result(1, result);
 
     let change = of(&s.trail, "call_finished")[0]["change"].clone();
-    let diff = p.info.proposal.as_ref().and_then(|p| p.diff.clone()).unwrap();
+    let diff = p
+        .info
+        .proposal
+        .as_ref()
+        .and_then(|p| p.diff.clone())
+        .unwrap();
     assert!(diff.len() > 64 * 1024);
     assert_eq!(change["diff_truncated"], true);
     assert!(change["diff"].as_str().unwrap().len() <= 64 * 1024 + 64);
@@ -145,16 +168,28 @@ async fn a_refusal_before_the_prompt_is_requested_decided_and_finished() {
     let s = stage(Answer::Approve);
     let Err(super::prepare::NotPrepared::Refused(info, decision)) = s
         .sup
-        .prepare(4, &s.agent, "read_file", super::stage_support::object(&json!({"path": "../x"})))
+        .prepare(
+            4,
+            &s.agent,
+            "read_file",
+            super::stage_support::object(&json!({"path": "../x"})),
+        )
         .await
     else {
         panic!("not refused");
     };
-    s.sup.refuse_early(&info, &decision, Instant::now()).unwrap();
+    s.sup
+        .refuse_early(&info, &decision, Instant::now())
+        .unwrap();
 
     assert_eq!(
         kinds(&s.trail),
-        ["agent_connected", "call_requested", "call_decided", "call_finished"]
+        [
+            "agent_connected",
+            "call_requested",
+            "call_decided",
+            "call_finished"
+        ]
     );
     assert_eq!(of(&s.trail, "call_decided")[0]["by"], "scope");
     let finished = &of(&s.trail, "call_finished")[0];
@@ -172,6 +207,10 @@ async fn the_chain_check_sees_a_changed_record() {
         .unwrap();
     assert!(chain_holds(&s.trail));
     let text = std::fs::read_to_string(&s.trail).unwrap();
-    std::fs::write(&s.trail, text.replace("\"approved\":true", "\"approved\":false")).unwrap();
+    std::fs::write(
+        &s.trail,
+        text.replace("\"approved\":true", "\"approved\":false"),
+    )
+    .unwrap();
     assert!(!chain_holds(&s.trail), "an edited decision went unnoticed");
 }

@@ -96,8 +96,8 @@ pub(super) fn stage_with(setup: Setup) -> Stage {
     tools.insert(Arc::new(Bash::new(&BashConfig::default(), None)));
     let rules = setup
         .rules
-        .iter()
-        .map(|(action, text)| Rule::parse(*action, text, "test.toml").unwrap())
+        .into_iter()
+        .map(|(action, text)| Rule::parse(action, text, "test.toml").unwrap())
         .collect();
     let confirmer = Arc::new(Scripted {
         answer: setup.answer,
@@ -138,7 +138,8 @@ impl Stage {
     pub async fn prepared(&self, id: u64, tool: &str, args: &Value) -> super::prepare::Prepared {
         match self.sup.prepare(id, &self.agent, tool, object(args)).await {
             Ok(p) => p,
-            Err(_) => panic!("{tool} {args} was not prepared"),
+            Err(super::prepare::NotPrepared::UnknownTool(_, e)) => panic!("{e}"),
+            Err(super::prepare::NotPrepared::Refused(_, d)) => panic!("{tool} {args}: {d:?}"),
         }
     }
 }
