@@ -140,8 +140,9 @@ pub trait Invocation: Send + 'static {
     fn summary(&self) -> String;
     /// What the policy matches against.
     fn subject(&self) -> Subject;
-    /// For writes: the change, shown to the human before it is approved.
-    fn proposal(&self) -> Option<crate::call::Proposal> {
+    /// For writes: the change, shown to the human before it is approved
+    /// (shared, not copied: a diff can be as large as the file).
+    fn proposal(&self) -> Option<Arc<crate::call::Proposal>> {
         None
     }
     /// What the approval prompt shows for it (default: the arguments).
