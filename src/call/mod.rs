@@ -9,6 +9,7 @@
 mod agent;
 mod decision;
 mod events;
+mod grant;
 mod info;
 mod outcome;
 mod proposal;
@@ -18,6 +19,7 @@ mod verdict;
 pub use agent::AgentInfo;
 pub use decision::{ApprovedBy, CancelCause, DecidedBy, Decision, RefusedBy};
 pub use events::{CallOutcome, Event, EventBus};
+pub use grant::GrantShape;
 pub use info::{CallId, CallInfo, CallView, EditField, Runner, Subject, ToolKind};
 pub use outcome::Outcome;
 pub use proposal::{Proposal, WriteAction};

@@ -40,7 +40,8 @@ fn through(native: &str, tool: &str, args: &Map<String, Value>, scope: &Scope) -
         Ok(inv) => {
             call.summary = one_line(&inv.summary());
             call.subject = inv.subject();
-            call.proposal = inv.proposal();
+            call.proposal = inv.proposal().map(std::sync::Arc::unwrap_or_clone);
+            call.grant = inv.grant();
             Mapped::Call(call)
         }
         Err(error) => Mapped::Refused { call, error },
@@ -182,6 +183,7 @@ pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Ma
                 p.summary(),
                 edits.len()
             ));
+            call.grant = crate::tools::write::grant(real.clone(), &p.path);
             call.subject = Subject::Paths { paths: vec![real] };
             call.proposal = Some(p);
             Mapped::Call(call)
@@ -272,7 +274,7 @@ pub fn patch(native: &str, text: &str, cwd: Option<&Path>, scope: &Scope) -> Map
         });
     match result {
         Ok(changes) => {
-            let paths = changes.iter().flat_map(|c| c.0.clone()).collect();
+            let paths: Vec<_> = changes.iter().flat_map(|c| c.0.clone()).collect();
             let parts: Vec<(String, Proposal)> = changes.into_iter().map(|c| (c.1, c.2)).collect();
             let verbs: Vec<String> = parts
                 .iter()
@@ -284,6 +286,10 @@ pub fn patch(native: &str, text: &str, cwd: Option<&Path>, scope: &Scope) -> Map
                 verbs.join(", "),
                 proposal.summary()
             ));
+            // A grant covers one file: only a patch of one file has one.
+            if let [one] = paths.as_slice() {
+                call.grant = crate::tools::write::grant(one.clone(), &proposal.path);
+            }
             call.subject = Subject::Paths { paths };
             call.proposal = Some(proposal);
             Mapped::Call(call)

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::change;
 use super::event::{HookAgent, HookEvent};
-use crate::call::{CallView, EditField, Proposal, Subject, ToolKind};
+use crate::call::{CallView, EditField, GrantShape, Proposal, Subject, ToolKind};
 use crate::scope::Scope;
 use crate::tools::ToolError;
 
@@ -49,6 +49,8 @@ pub struct NativeCall {
     /// What the human may edit before approving (when the agent accepts a
     /// rewritten input).
     pub edit: Option<EditField>,
+    /// What a grant of it can cover (as airlock's matching tool says).
+    pub grant: GrantShape,
 }
 
 impl NativeCall {
@@ -61,6 +63,7 @@ impl NativeCall {
             view: CallView::Args,
             proposal: None,
             edit: None,
+            grant: GrantShape::None,
         }
     }
 }
@@ -207,12 +210,14 @@ fn exec(event: &HookEvent, command: &str, description: Option<&str>) -> Mapped {
         command: command.to_string(),
         cwd: event.cwd.as_ref().map(|c| c.display().to_string()),
         description: description.map(str::to_string),
+        shown_args: &["command", "description"],
     };
     // All three pinned agents run a rewritten command (Claude Code and
     // Codex `updatedInput`, Gemini `hookSpecificOutput.tool_input`).
     call.edit = Some(EditField::Command {
         text: command.to_string(),
     });
+    call.grant = crate::tools::bash::grant(command);
     Mapped::Call(call)
 }
 

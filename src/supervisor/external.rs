@@ -19,8 +19,8 @@ use super::record::CallResult;
 use super::words::one_line;
 use crate::audit::{bounded_object, excerpt};
 use crate::call::{
-    AgentInfo, CallId, CallInfo, CallView, Decision, EditField, Event, Outcome, Proposal,
-    RefusedBy, Runner, Subject, ToolKind,
+    AgentInfo, CallId, CallInfo, CallView, Decision, EditField, Event, GrantShape, Outcome,
+    Proposal, RefusedBy, Runner, Subject, ToolKind,
 };
 use crate::scope::ScopeError;
 use crate::tools::ToolOutput;
@@ -53,6 +53,8 @@ pub struct ExternalCall {
     /// What the human may edit (only when the agent accepts a rewritten
     /// input).
     pub edit: Option<EditField>,
+    /// What a grant of it can cover (as airlock's matching tool says).
+    pub grant: GrantShape,
     /// For writes: the change, computed by the transport.
     pub proposal: Option<Proposal>,
     /// The agent's own tool name (`Bash`, `apply_patch`, `run_shell_command` …).
@@ -172,9 +174,7 @@ impl Supervisor {
         match decision.refusal_outcome() {
             Some(refused) => {
                 let out = ToolOutput::error(super::words::refusal_message(&decision));
-                let mut result = CallResult::not_run(refused, &out, arrived);
-                result.proposal = info.proposal.as_deref();
-                self.record_result(id, result);
+                self.record_not_run(&info, refused, &out, arrived);
             }
             None => {
                 self.events.emit(Event::CallStarted { id });
@@ -393,6 +393,7 @@ fn external_info(id: CallId, agent: &AgentInfo, call: ExternalCall) -> (CallInfo
         },
         view: call.view,
         edit: call.edit,
+        grant: call.grant,
         proposal: call.proposal.map(Arc::new),
     };
     (info, call.subject)

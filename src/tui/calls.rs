@@ -367,6 +367,7 @@ mod tests {
             runner: crate::call::Runner::default(),
             view: crate::call::CallView::default(),
             edit: None,
+            grant: crate::call::GrantShape::None,
             proposal: None,
         }
     }
@@ -381,6 +382,7 @@ mod tests {
             is_error: false,
             truncated: false,
             structured: None,
+            shell_cwd: None,
         }
     }
 
