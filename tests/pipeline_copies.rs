@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use airlock::audit::AuditLog;
-use airlock::call::{ApprovedBy, DecidedBy, Decision, EventBus, RefusedBy, Subject, ToolKind};
+use airlock::call::{ApprovedBy, Decision, EventBus, RefusedBy, Subject, ToolKind};
 use airlock::policy::Policy;
 use airlock::scope::Scope;
 use airlock::supervisor::{
