@@ -272,6 +272,34 @@ mod tests {
         assert_eq!(more[0].tone, Tone::Approved);
     }
 
+    /// The feed knows an unreadable line by its tone: a record of a
+    /// future type that happens to be called "unreadable" is matched up by
+    /// its sequence number like any other, and not shown twice.
+    #[test]
+    fn an_unreadable_line_is_known_by_its_tone_not_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let log = AuditLog::create(&path).unwrap();
+        log.append(&AuditEvent::SessionEnd { reason: "a".into() })
+            .unwrap();
+        let mut feed = Feed::attach(&log, utc());
+        assert_eq!(feed.catch_up().len(), 1);
+        // Beside the writer, a record with seq 0 again, of type "unreadable".
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(
+            &mut f,
+            b"{\"v\":1,\"seq\":0,\"ts\":\"2026-01-02T03:04:05Z\",\"type\":\"unreadable\"}\nnot json\n",
+        )
+        .unwrap();
+        let more = feed.catch_up();
+        assert_eq!(more.len(), 1, "{more:?}");
+        assert_eq!(more[0].tone, Tone::Unreadable);
+        assert_eq!(more[0].text, "not json");
+    }
+
     #[test]
     fn unknown_and_unreadable_lines() {
         let l = describe_line(
