@@ -389,7 +389,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 command: airlock::init::current_command()?,
                 homes: airlock::init::AgentHomes::from_env()?,
                 project_dir,
-                record_dir: airlock::dirs::init_record_dir(&airlock::dirs::data_dir(data_dir.as_deref())),
+                record_dir: airlock::dirs::init_record_dir(&airlock::dirs::data_dir(
+                    data_dir.as_deref(),
+                )),
                 http_url,
             };
             let report = airlock::init::run(&opts)?;

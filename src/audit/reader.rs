@@ -291,7 +291,10 @@ pub fn list_trails(audit_dir: &Path) -> std::io::Result<Vec<TrailRef>> {
     let mut out = Vec::new();
     for entry in entries {
         let path = entry?.path();
-        if path.extension().is_some_and(|x| x == crate::dirs::TRAIL_EXTENSION) {
+        if path
+            .extension()
+            .is_some_and(|x| x == crate::dirs::TRAIL_EXTENSION)
+        {
             out.push(TrailRef::from_path(&path));
         }
     }

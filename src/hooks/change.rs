@@ -12,10 +12,11 @@ use super::patch::{self, FileOp};
 use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 use crate::tools::ToolError;
-use crate::tools::write::{MAX_FILE_BYTES, propose, replace_text, resolve};
+use crate::tools::readonly::ReadFile;
+use crate::tools::write::{EditFile, MAX_FILE_BYTES, WriteFile, propose, replace_text, resolve};
 
 fn write_call(native: &str) -> NativeCall {
-    let mut call = NativeCall::new(ToolKind::Write, "write_file", one_line(native));
+    let mut call = NativeCall::new(ToolKind::Write, WriteFile::NAME, one_line(native));
     call.view = CallView::Change;
     call
 }
@@ -56,7 +57,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     ) else {
         return unreadable(
             ToolKind::Write,
-            "write_file",
+            WriteFile::NAME,
             native,
             "no file_path, old_string or new_string",
         );
@@ -65,7 +66,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
         // Gemini creates a file with an empty old_string.
         return through(
             native,
-            "write_file",
+            WriteFile::NAME,
             &args(&[("path", path), ("content", new)]),
             scope,
         );
@@ -80,7 +81,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
             .is_some_and(|n| n > 1);
     let mut a = args(&[("path", path), ("old_text", old), ("new_text", new)]);
     a.insert("replace_all".into(), Value::Bool(replace_all));
-    through(native, "edit_file", &a, scope)
+    through(native, EditFile::NAME, &a, scope)
 }
 
 /// Claude `Write`, Gemini `write_file`: the whole file, like `write_file`.
@@ -91,14 +92,14 @@ pub fn write(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped 
     ) else {
         return unreadable(
             ToolKind::Write,
-            "write_file",
+            WriteFile::NAME,
             native,
             "no file_path or content",
         );
     };
     through(
         native,
-        "write_file",
+        WriteFile::NAME,
         &args(&[("path", path), ("content", content)]),
         scope,
     )
@@ -144,7 +145,7 @@ pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Ma
     else {
         return unreadable(
             ToolKind::Write,
-            "write_file",
+            WriteFile::NAME,
             native,
             "no file_path or edits",
         );
@@ -193,7 +194,7 @@ pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Ma
 /// Claude `NotebookEdit`: scope-checked; the prompt shows the arguments.
 pub fn notebook(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     let Some(path) = text(input, &["notebook_path"]) else {
-        return unreadable(ToolKind::Write, "write_file", native, "no notebook_path");
+        return unreadable(ToolKind::Write, WriteFile::NAME, native, "no notebook_path");
     };
     let mut call = write_call(native);
     call.view = CallView::Args;
@@ -223,7 +224,7 @@ pub fn read_many(native: &str, input: &Map<String, Value>, scope: &Scope) -> Map
         .collect();
     let mut call = NativeCall::new(
         ToolKind::Read,
-        "read_file",
+        ReadFile::NAME,
         one_line(&format!("{native} {}", patterns.join(" "))),
     );
     let mut paths = Vec::new();

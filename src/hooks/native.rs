@@ -12,6 +12,9 @@ use super::event::{HookAgent, HookEvent};
 use crate::call::{CallView, EditField, Proposal, Subject, ToolKind};
 use crate::scope::Scope;
 use crate::tools::ToolError;
+use crate::tools::bash::Bash;
+use crate::tools::readonly::{Find, Grep, Ls, ReadFile};
+use crate::tools::write::WriteFile;
 
 /// What a native call is, once mapped.
 #[derive(Debug)]
@@ -65,6 +68,37 @@ impl NativeCall {
     }
 }
 
+/// The agents' shell tools and the argument that carries the command (a
+/// string, or Codex's argv): bash's rules and grants cover them.
+const SHELL_TOOLS: &[(HookAgent, &str, &str)] = &[
+    (HookAgent::Claude, "Bash", "command"),
+    // Codex 0.171 shows its `exec_command` to hooks as `Bash`/`command`;
+    // the model-side names are here for older and newer builds.
+    (HookAgent::Codex, "Bash", "command"),
+    (HookAgent::Codex, "shell", "command"),
+    (HookAgent::Codex, "exec_command", "cmd"),
+    (HookAgent::Codex, "local_shell", "command"),
+    (HookAgent::Gemini, "run_shell_command", "command"),
+];
+
+/// The argument of `event`'s tool that carries its command, when it is one
+/// of the agents' shell tools.
+fn shell_command_arg(event: &HookEvent) -> Option<&'static str> {
+    SHELL_TOOLS
+        .iter()
+        .find(|(agent, tool, _)| *agent == event.agent && *tool == event.tool_name)
+        .map(|(_, _, arg)| *arg)
+}
+
+/// The agent's input with its command replaced by `command` (what the human
+/// approved), in the argument its shell tool reads.
+pub fn with_command(event: &HookEvent, command: &str) -> Map<String, Value> {
+    let mut out = event.tool_input.as_object().cloned().unwrap_or_default();
+    let key = shell_command_arg(event).unwrap_or("command");
+    out.insert(key.into(), Value::String(command.to_string()));
+    out
+}
+
 /// Map a pre-tool event. Reads the disk (scope checks, the current content
 /// of a file to diff), so call it off the async threads.
 pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
@@ -81,46 +115,46 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
     let cwd = event.cwd.as_deref();
     let path =
         |keys: &[&str], default: Option<&str>| first(keys).or(default).map(|p| change::at(cwd, p));
-    match (event.agent, name) {
-        (Claude, "Bash")
-        | (Codex, "Bash" | "shell" | "exec_command" | "local_shell")
-        | (Gemini, "run_shell_command") => match shell_command(input) {
+    if let Some(arg) = shell_command_arg(event) {
+        return match shell_command(input, arg) {
             Some(cmd) if event.agent == Codex && is_patch_command(&cmd) => {
                 change::patch(name, &cmd, cwd, scope)
             }
             Some(cmd) => exec(event, &cmd, s("description")),
-            None => unreadable(ToolKind::Exec, "bash", name, "no command"),
-        },
+            None => unreadable(ToolKind::Exec, Bash::NAME, name, "no command"),
+        };
+    }
+    match (event.agent, name) {
         (Codex, "apply_patch") => {
             match first(&["command", "input", "patch"]).or(event.tool_input.as_str()) {
                 Some(text) => change::patch(name, text, cwd, scope),
-                None => unreadable(ToolKind::Write, "write_file", name, "no patch text"),
+                None => unreadable(ToolKind::Write, WriteFile::NAME, name, "no patch text"),
             }
         }
         (Claude, "Read") | (Gemini, "read_file") => read_path(
             name,
-            "read_file",
+            ReadFile::NAME,
             path(&["file_path", "absolute_path", "path"], None).as_deref(),
             scope,
             true,
         ),
         (Claude, "Grep") | (Gemini, "search_file_content" | "grep" | "grep_search") => read_path(
             name,
-            "grep",
+            Grep::NAME,
             path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
         ),
         (Claude, "Glob") | (Gemini, "glob") => read_path(
             name,
-            "find",
+            Find::NAME,
             path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
         ),
         (Claude, "LS") | (Gemini, "list_directory" | "ls") => read_path(
             name,
-            "ls",
+            Ls::NAME,
             path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
@@ -149,7 +183,7 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
 /// Another server whose name merely starts with `airlock` is not airlock.
 pub fn is_airlocks_own(event: &HookEvent) -> bool {
     let name = event.tool_name.as_str();
-    let ours = |tool: &str| tool == "bash" || airlock_tools().get(tool).is_some();
+    let ours = |tool: &str| tool == Bash::NAME || airlock_tools().get(tool).is_some();
     match event.agent {
         HookAgent::Claude | HookAgent::Codex => {
             name.strip_prefix("mcp__airlock__").is_some_and(ours)
@@ -167,10 +201,10 @@ fn is_mcp(event: &HookEvent) -> bool {
         || event.tool_name.starts_with("mcp_")
 }
 
-/// The command of a shell tool: a string, or an argv (`["bash", "-lc",
-/// "script"]` is its script).
-fn shell_command(input: &Map<String, Value>) -> Option<String> {
-    match input.get("command").or_else(|| input.get("cmd"))? {
+/// The command of a shell tool in its argument `arg`: a string, or an argv
+/// (`["bash", "-lc", "script"]` is its script).
+fn shell_command(input: &Map<String, Value>, arg: &str) -> Option<String> {
+    match input.get(arg)? {
         Value::String(s) => Some(s.clone()),
         Value::Array(words) => {
             let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
@@ -199,7 +233,7 @@ fn is_patch_command(cmd: &str) -> bool {
 }
 
 fn exec(event: &HookEvent, command: &str, description: Option<&str>) -> Mapped {
-    let mut call = NativeCall::new(ToolKind::Exec, "bash", one_line(command));
+    let mut call = NativeCall::new(ToolKind::Exec, Bash::NAME, one_line(command));
     call.subject = Subject::Command {
         command: command.to_string(),
     };
@@ -226,7 +260,7 @@ fn read_path(native: &str, tool: &str, path: Option<&str>, scope: &Scope, file: 
     let checked = if file {
         let mut args = Map::new();
         args.insert("path".into(), Value::String(path.to_string()));
-        airlock_tool("read_file")
+        airlock_tool(ReadFile::NAME)
             .prepare(&args, scope)
             .map(|inv| inv.subject())
     } else {
@@ -287,4 +321,69 @@ pub(super) fn one_line(s: &str) -> String {
         }
     }
     crate::audit::excerpt(&out, 200)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pre(agent: HookAgent, tool: &str, input: Value) -> HookEvent {
+        let e = json!({"session_id": "s", "cwd": "/w", "tool_name": tool, "tool_input": input,
+            "hook_event_name": if agent == HookAgent::Gemini { "BeforeTool" } else { "PreToolUse" }});
+        HookEvent::from_value(agent, e).unwrap()
+    }
+
+    fn command_of(event: &HookEvent, scope: &Scope) -> Option<String> {
+        match map(event, scope) {
+            Mapped::Call(NativeCall {
+                subject: Subject::Command { command },
+                ..
+            }) => Some(command),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_command_shown_is_the_argument_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        // Both keys present: each tool's own argument is read and replaced.
+        let both = json!({"command": "ls", "cmd": "rm -rf ~"});
+        let claude = pre(HookAgent::Claude, "Bash", both.clone());
+        assert_eq!(command_of(&claude, &scope).as_deref(), Some("ls"));
+        let out = with_command(&claude, "ls -l");
+        assert_eq!(
+            (out["command"].as_str(), out["cmd"].as_str()),
+            (Some("ls -l"), Some("rm -rf ~"))
+        );
+        let codex = pre(HookAgent::Codex, "exec_command", both);
+        assert_eq!(command_of(&codex, &scope).as_deref(), Some("rm -rf ~"));
+        let out = with_command(&codex, "true");
+        assert_eq!(
+            (out["command"].as_str(), out["cmd"].as_str()),
+            (Some("ls"), Some("true"))
+        );
+        let gemini = pre(
+            HookAgent::Gemini,
+            "run_shell_command",
+            json!({"command": "ls"}),
+        );
+        assert_eq!(command_of(&gemini, &scope).as_deref(), Some("ls"));
+    }
+
+    #[test]
+    fn a_shell_call_without_its_command_argument_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        // Claude's Bash reads `command`: a `cmd` alone is not its command.
+        let e = pre(HookAgent::Claude, "Bash", json!({"cmd": "ls"}));
+        let Mapped::Refused { call, .. } = map(&e, &scope) else {
+            panic!("not refused");
+        };
+        assert_eq!(
+            (call.kind, call.policy_tool.as_str()),
+            (ToolKind::Exec, Bash::NAME)
+        );
+    }
 }

@@ -101,6 +101,9 @@ fn description(sandbox: Option<&Sandbox>) -> &'static str {
 }
 
 impl Bash {
+    /// The tool's name.
+    pub const NAME: &str = "bash";
+
     /// Build it from the `[bash]` config, every shell run in `sandbox` (a
     /// session's; see [`crate::sandbox`]; none: unsandboxed). An invalid env
     /// pattern makes every call fail with a message naming it (never a leak
@@ -131,7 +134,7 @@ impl Bash {
         });
         Self {
             spec: ToolSpec {
-                name: "bash",
+                name: Self::NAME,
                 title: "Run a bash command",
                 description: description(sandbox.as_deref()),
                 kind: ToolKind::Exec,

@@ -25,11 +25,14 @@ pub struct Find {
 }
 
 impl Find {
+    /// The tool's name.
+    pub const NAME: &str = "find";
+
     /// Build it.
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: "find",
+                name: Self::NAME,
                 title: "Find files by name",
                 description: "Find entries under a directory whose name matches a glob \
                     (`*.rs`, `test_*`, `{Cargo.toml,*.lock}`); a pattern containing `/` is \

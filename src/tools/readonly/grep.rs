@@ -35,11 +35,14 @@ pub struct Grep {
 }
 
 impl Grep {
+    /// The tool's name.
+    pub const NAME: &str = "grep";
+
     /// Build it.
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: "grep",
+                name: Self::NAME,
                 title: "Search file contents",
                 description: "Search text files for a pattern, like ripgrep. The pattern is a \
                     literal string unless regex is true (then Rust regex syntax: `fn \\w+\\(`). \

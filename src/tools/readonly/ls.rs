@@ -21,11 +21,14 @@ pub struct Ls {
 }
 
 impl Ls {
+    /// The tool's name.
+    pub const NAME: &str = "ls";
+
     /// Build it.
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: "ls",
+                name: Self::NAME,
                 title: "List a directory",
                 description: "List a directory's entries in name order, one per line: \
                     directories end with `/`, files show their size (`main.rs (1234 bytes)`), \

@@ -25,6 +25,11 @@ mod wc;
 #[cfg(test)]
 mod testutil;
 
+pub(crate) use find::Find;
+pub(crate) use grep::Grep;
+pub(crate) use ls::Ls;
+pub(crate) use read_file::ReadFile;
+
 /// Every read-only tool.
 pub fn all() -> Vec<Arc<dyn Tool>> {
     vec![

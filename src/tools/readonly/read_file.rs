@@ -23,11 +23,14 @@ pub struct ReadFile {
 }
 
 impl ReadFile {
+    /// The tool's name.
+    pub const NAME: &str = "read_file";
+
     /// Build it.
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: "read_file",
+                name: Self::NAME,
                 title: "Read a text file",
                 description: "Read a text file from the workspace. Each line is shown as its \
                     1-based line number, right-aligned in 6 columns, a tab, then the line \

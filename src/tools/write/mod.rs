@@ -62,6 +62,9 @@ struct EditArgs {
 }
 
 impl WriteFile {
+    /// The tool's name.
+    pub const NAME: &str = "write_file";
+
     /// Build it.
     pub fn new() -> Self {
         let schema = object_schema(
@@ -74,7 +77,7 @@ impl WriteFile {
         );
         Self {
             spec: ToolSpec {
-                name: "write_file",
+                name: Self::NAME,
                 title: "Write file",
                 description: "Create or overwrite a file in the workspace (or append to it). The user sees a diff and approves it before anything is written; the write is atomic. Use edit_file to change part of an existing file.",
                 kind: ToolKind::Write,
@@ -91,6 +94,9 @@ impl Default for WriteFile {
 }
 
 impl EditFile {
+    /// The tool's name.
+    pub const NAME: &str = "edit_file";
+
     /// Build it.
     pub fn new() -> Self {
         let schema = object_schema(
@@ -104,7 +110,7 @@ impl EditFile {
         );
         Self {
             spec: ToolSpec {
-                name: "edit_file",
+                name: Self::NAME,
                 title: "Edit file",
                 description: "Replace exact text in an existing file. old_text must match the file exactly (copy it from read_file, without line-number prefixes) and occur once unless replace_all is true. Line endings and the final newline are preserved. The user sees a diff and approves it before anything is written.",
                 kind: ToolKind::Write,
