@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::native::{Mapped, NativeCall, airlock_tool, one_line, unreadable};
+use super::mapped::{Mapped, NativeCall, airlock_tool, one_line, unreadable};
 use super::patch::{self, FileOp};
 use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;

@@ -3,70 +3,18 @@
 //! `write_file(src/**)` a native `Edit`), the subject the policy matches,
 //! the scope check of airlock's own tools, and what the prompt shows.
 
-use std::fmt::Write as _;
-
 use serde_json::{Map, Value};
 
 use super::change;
 use super::event::{HookAgent, HookEvent};
-use crate::call::{CallView, EditField, Proposal, Subject, ToolKind};
+pub use super::mapped::{Mapped, NativeCall};
+use super::mapped::{airlock_tool, airlock_tools, one_line, unreadable};
+use crate::call::{CallView, EditField, Subject, ToolKind};
 use crate::scope::Scope;
 use crate::tools::ToolError;
 use crate::tools::bash::Bash;
 use crate::tools::readonly::{Find, Grep, Ls, ReadFile};
 use crate::tools::write::WriteFile;
-
-/// What a native call is, once mapped.
-#[derive(Debug)]
-pub enum Mapped {
-    /// One of airlock's own MCP tools: airlock already gates it.
-    Own,
-    /// A call to decide.
-    Call(NativeCall),
-    /// Refused before anyone is asked (scope, unreadable arguments).
-    Refused {
-        /// The call as far as it was understood.
-        call: NativeCall,
-        /// Why.
-        error: ToolError,
-    },
-}
-
-/// A native call in airlock's terms.
-#[derive(Debug, Clone)]
-pub struct NativeCall {
-    /// What it does.
-    pub kind: ToolKind,
-    /// The airlock tool whose rules and grants apply (`bash`, `write_file`,
-    /// `read_file` …), or the native name for tools airlock has no
-    /// counterpart of (`WebFetch`, `mcp__github__create_issue`).
-    pub policy_tool: String,
-    /// What the policy matches.
-    pub subject: Subject,
-    /// One line for lists and the trail.
-    pub summary: String,
-    /// What the prompt shows.
-    pub view: CallView,
-    /// The file change, for writes.
-    pub proposal: Option<Proposal>,
-    /// What the human may edit before approving (when the agent accepts a
-    /// rewritten input).
-    pub edit: Option<EditField>,
-}
-
-impl NativeCall {
-    pub(super) fn new(kind: ToolKind, policy_tool: &str, summary: String) -> Self {
-        Self {
-            kind,
-            policy_tool: policy_tool.to_string(),
-            subject: Subject::None,
-            summary,
-            view: CallView::Args,
-            proposal: None,
-            edit: None,
-        }
-    }
-}
 
 /// The agents' shell tools and the argument that carries the command (a
 /// string, or Codex's argv): bash's rules and grants cover them.
@@ -278,58 +226,13 @@ fn read_path(native: &str, tool: &str, path: Option<&str>, scope: &Scope, file: 
     }
 }
 
-/// A call whose arguments say too little to be judged.
-pub(super) fn unreadable(kind: ToolKind, tool: &str, native: &str, what: &str) -> Mapped {
-    Mapped::Refused {
-        call: NativeCall::new(kind, tool, one_line(native)),
-        error: ToolError::InvalidArguments {
-            tool: native.to_string(),
-            message: format!(
-                "{what}; airlock cannot tell what the call would do, so it was not run"
-            ),
-        },
-    }
-}
-
-/// One of airlock's built-in tools, whose checks a native call reuses
-/// (whether or not it is enabled for agents).
-pub(super) fn airlock_tool(name: &str) -> std::sync::Arc<dyn crate::tools::Tool> {
-    match airlock_tools().get(name) {
-        Some(t) => t.clone(),
-        None => unreachable!("{name} is a built-in tool"),
-    }
-}
-
-/// airlock's built-in tools but bash.
-fn airlock_tools() -> &'static crate::tools::ToolRegistry {
-    static TOOLS: std::sync::OnceLock<crate::tools::ToolRegistry> = std::sync::OnceLock::new();
-    TOOLS.get_or_init(crate::tools::ToolRegistry::all)
-}
-
-/// `s` on one line (control characters escaped), at most 200 bytes.
-pub(super) fn one_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.trim().chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\x{:02x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    crate::audit::excerpt(&out, 200)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    fn pre(agent: HookAgent, tool: &str, input: Value) -> HookEvent {
-        let e = json!({"session_id": "s", "cwd": "/w", "tool_name": tool, "tool_input": input,
+    fn pre(agent: HookAgent, tool: &str, input: &Value) -> HookEvent {
+        let e = json!({"session_id": "s", "cwd": "/w", "tool_name": tool, "tool_input": input.clone(),
             "hook_event_name": if agent == HookAgent::Gemini { "BeforeTool" } else { "PreToolUse" }});
         HookEvent::from_value(agent, e).unwrap()
     }
@@ -350,14 +253,14 @@ mod tests {
         let scope = Scope::new(dir.path(), &[], &[]).unwrap();
         // Both keys present: each tool's own argument is read and replaced.
         let both = json!({"command": "ls", "cmd": "rm -rf ~"});
-        let claude = pre(HookAgent::Claude, "Bash", both.clone());
+        let claude = pre(HookAgent::Claude, "Bash", &both);
         assert_eq!(command_of(&claude, &scope).as_deref(), Some("ls"));
         let out = with_command(&claude, "ls -l");
         assert_eq!(
             (out["command"].as_str(), out["cmd"].as_str()),
             (Some("ls -l"), Some("rm -rf ~"))
         );
-        let codex = pre(HookAgent::Codex, "exec_command", both);
+        let codex = pre(HookAgent::Codex, "exec_command", &both);
         assert_eq!(command_of(&codex, &scope).as_deref(), Some("rm -rf ~"));
         let out = with_command(&codex, "true");
         assert_eq!(
@@ -367,7 +270,7 @@ mod tests {
         let gemini = pre(
             HookAgent::Gemini,
             "run_shell_command",
-            json!({"command": "ls"}),
+            &json!({"command": "ls"}),
         );
         assert_eq!(command_of(&gemini, &scope).as_deref(), Some("ls"));
     }
@@ -377,7 +280,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let scope = Scope::new(dir.path(), &[], &[]).unwrap();
         // Claude's Bash reads `command`: a `cmd` alone is not its command.
-        let e = pre(HookAgent::Claude, "Bash", json!({"cmd": "ls"}));
+        let e = pre(HookAgent::Claude, "Bash", &json!({"cmd": "ls"}));
         let Mapped::Refused { call, .. } = map(&e, &scope) else {
             panic!("not refused");
         };
