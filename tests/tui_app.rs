@@ -112,7 +112,10 @@ fn an_unchanged_edit_is_a_plain_approval_and_an_empty_one_is_refused() {
 fn writes_cannot_be_edited() {
     let mut app = with_prompts(vec![edit(1)]);
     assert!(app.update(key('e')).is_empty());
-    assert!(app.current_notice().unwrap().contains("only bash"));
+    assert_eq!(
+        app.current_notice().unwrap(),
+        "the change cannot be edited before approval; y approves it as shown"
+    );
     assert_eq!(app.live().unwrap().prompts.len(), 1);
 }
 
@@ -373,6 +376,7 @@ fn bash_prompt_shows_the_shell_directory_after_the_agents_last_command() {
     // The command ran after a `cd`: the next prompt shows where the shell is now.
     let mut done = outcome("ok", 3, "exit code: 0", false);
     done.structured = Some(serde_json::json!({"exit_code": 0, "cwd": "/home/dev/tinytodo/src"}));
+    done.shell_cwd = Some("/home/dev/tinytodo/src".into());
     core(
         &mut app,
         vec![

@@ -12,11 +12,11 @@ use super::patch::{self, FileOp};
 use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 use crate::tools::ToolError;
-use crate::tools::readonly::ReadFile;
-use crate::tools::write::{EditFile, MAX_FILE_BYTES, WriteFile, propose, replace_text, resolve};
+use crate::tools::readonly::READ_FILE;
+use crate::tools::write::{EDIT_FILE, MAX_FILE_BYTES, WRITE_FILE, propose, replace_text, resolve};
 
 fn write_call(native: &str) -> NativeCall {
-    let mut call = NativeCall::new(ToolKind::Write, WriteFile::NAME, one_line(native));
+    let mut call = NativeCall::new(ToolKind::Write, WRITE_FILE, one_line(native));
     call.view = CallView::Change;
     call
 }
@@ -42,6 +42,7 @@ fn through(native: &str, tool: &str, args: &Map<String, Value>, scope: &Scope) -
             call.summary = one_line(&inv.summary());
             call.subject = inv.subject();
             call.proposal = inv.proposal();
+            call.grant = inv.grant();
             Mapped::Call(call)
         }
         Err(error) => Mapped::Refused { call, error },
@@ -57,7 +58,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     ) else {
         return unreadable(
             ToolKind::Write,
-            WriteFile::NAME,
+            WRITE_FILE,
             native,
             "no file_path, old_string or new_string",
         );
@@ -66,7 +67,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
         // Gemini creates a file with an empty old_string.
         return through(
             native,
-            WriteFile::NAME,
+            WRITE_FILE,
             &args(&[("path", path), ("content", new)]),
             scope,
         );
@@ -81,7 +82,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
             .is_some_and(|n| n > 1);
     let mut a = args(&[("path", path), ("old_text", old), ("new_text", new)]);
     a.insert("replace_all".into(), Value::Bool(replace_all));
-    through(native, EditFile::NAME, &a, scope)
+    through(native, EDIT_FILE, &a, scope)
 }
 
 /// Claude `Write`, Gemini `write_file`: the whole file, like `write_file`.
@@ -92,14 +93,14 @@ pub fn write(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped 
     ) else {
         return unreadable(
             ToolKind::Write,
-            WriteFile::NAME,
+            WRITE_FILE,
             native,
             "no file_path or content",
         );
     };
     through(
         native,
-        WriteFile::NAME,
+        WRITE_FILE,
         &args(&[("path", path), ("content", content)]),
         scope,
     )
@@ -143,12 +144,7 @@ fn current(
 pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     let (Some(path), Some(Value::Array(edits))) = (text(input, &["file_path"]), input.get("edits"))
     else {
-        return unreadable(
-            ToolKind::Write,
-            WriteFile::NAME,
-            native,
-            "no file_path or edits",
-        );
+        return unreadable(ToolKind::Write, WRITE_FILE, native, "no file_path or edits");
     };
     let mut call = write_call(native);
     let result = (|| {
@@ -183,6 +179,7 @@ pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Ma
                 p.summary(),
                 edits.len()
             ));
+            call.grant = crate::tools::write::grant(real.clone(), &p.path);
             call.subject = Subject::Paths { paths: vec![real] };
             call.proposal = Some(p);
             Mapped::Call(call)
@@ -194,7 +191,7 @@ pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Ma
 /// Claude `NotebookEdit`: scope-checked; the prompt shows the arguments.
 pub fn notebook(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     let Some(path) = text(input, &["notebook_path"]) else {
-        return unreadable(ToolKind::Write, WriteFile::NAME, native, "no notebook_path");
+        return unreadable(ToolKind::Write, WRITE_FILE, native, "no notebook_path");
     };
     let mut call = write_call(native);
     call.view = CallView::Args;
@@ -224,7 +221,7 @@ pub fn read_many(native: &str, input: &Map<String, Value>, scope: &Scope) -> Map
         .collect();
     let mut call = NativeCall::new(
         ToolKind::Read,
-        ReadFile::NAME,
+        READ_FILE,
         one_line(&format!("{native} {}", patterns.join(" "))),
     );
     let mut paths = Vec::new();
@@ -273,7 +270,7 @@ pub fn patch(native: &str, text: &str, cwd: Option<&Path>, scope: &Scope) -> Map
         });
     match result {
         Ok(changes) => {
-            let paths = changes.iter().flat_map(|c| c.0.clone()).collect();
+            let paths: Vec<_> = changes.iter().flat_map(|c| c.0.clone()).collect();
             let parts: Vec<(String, Proposal)> = changes.into_iter().map(|c| (c.1, c.2)).collect();
             let verbs: Vec<String> = parts
                 .iter()
@@ -285,6 +282,10 @@ pub fn patch(native: &str, text: &str, cwd: Option<&Path>, scope: &Scope) -> Map
                 verbs.join(", "),
                 proposal.summary()
             ));
+            // A grant covers one file: only a patch of one file has one.
+            if let [one] = paths.as_slice() {
+                call.grant = crate::tools::write::grant(one.clone(), &proposal.path);
+            }
             call.subject = Subject::Paths { paths };
             call.proposal = Some(proposal);
             Mapped::Call(call)

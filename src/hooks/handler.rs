@@ -233,6 +233,7 @@ fn external_call(event: &HookEvent, call: NativeCall) -> ExternalCall {
         summary: call.summary,
         view: call.view,
         edit: call.edit,
+        grant: call.grant,
         proposal: call.proposal,
         native_tool: event.tool_name.clone(),
         tool_use_id: event.tool_use_id.clone(),

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::call::{CallView, EditField, Proposal, Subject, ToolKind};
+use crate::call::{CallView, EditField, GrantShape, Proposal, Subject, ToolKind};
 use crate::tools::ToolError;
 
 /// What a native call is, once mapped.
@@ -43,6 +43,8 @@ pub struct NativeCall {
     /// What the human may edit before approving (when the agent accepts a
     /// rewritten input).
     pub edit: Option<EditField>,
+    /// What a grant of it can cover (as airlock's matching tool says).
+    pub grant: GrantShape,
 }
 
 impl NativeCall {
@@ -55,6 +57,7 @@ impl NativeCall {
             view: CallView::Args,
             proposal: None,
             edit: None,
+            grant: GrantShape::None,
         }
     }
 }

@@ -12,37 +12,57 @@ use super::mapped::{airlock_tool, airlock_tools, one_line, unreadable};
 use crate::call::{CallView, EditField, Subject, ToolKind};
 use crate::scope::Scope;
 use crate::tools::ToolError;
-use crate::tools::bash::Bash;
-use crate::tools::readonly::{Find, Grep, Ls, ReadFile};
-use crate::tools::write::WriteFile;
+use crate::tools::readonly::{FIND, GREP, LS, READ_FILE};
+use crate::tools::{bash, write};
 
-/// The agents' shell tools and the argument that carries the command (a
-/// string, or Codex's argv): bash's rules and grants cover them.
-const SHELL_TOOLS: &[(HookAgent, &str, &str)] = &[
-    (HookAgent::Claude, "Bash", "command"),
+/// One of the agents' shell tools: bash's rules and grants cover it.
+struct ShellTool {
+    agent: HookAgent,
+    name: &'static str,
+    /// The argument that carries the command (a string, or Codex's argv),
+    /// read for the prompt and replaced by an edited command.
+    command: &'static str,
+    /// The arguments the prompt's command view shows.
+    shown: &'static [&'static str],
+}
+
+const fn shell(agent: HookAgent, name: &'static str) -> ShellTool {
+    ShellTool {
+        agent,
+        name,
+        command: "command",
+        shown: &["command", "description"],
+    }
+}
+
+/// The agents' shell tools.
+const SHELL_TOOLS: &[ShellTool] = &[
+    shell(HookAgent::Claude, "Bash"),
     // Codex 0.171 shows its `exec_command` to hooks as `Bash`/`command`;
     // the model-side names are here for older and newer builds.
-    (HookAgent::Codex, "Bash", "command"),
-    (HookAgent::Codex, "shell", "command"),
-    (HookAgent::Codex, "exec_command", "cmd"),
-    (HookAgent::Codex, "local_shell", "command"),
-    (HookAgent::Gemini, "run_shell_command", "command"),
+    shell(HookAgent::Codex, "Bash"),
+    shell(HookAgent::Codex, "shell"),
+    ShellTool {
+        command: "cmd",
+        shown: &["cmd", "description"],
+        ..shell(HookAgent::Codex, "exec_command")
+    },
+    shell(HookAgent::Codex, "local_shell"),
+    shell(HookAgent::Gemini, "run_shell_command"),
 ];
 
-/// The argument of `event`'s tool that carries its command, when it is one
-/// of the agents' shell tools.
-fn shell_command_arg(event: &HookEvent) -> Option<&'static str> {
+/// `event`'s tool, when it is one of the agents' shell tools.
+fn shell_tool(event: &HookEvent) -> Option<&'static ShellTool> {
     SHELL_TOOLS
         .iter()
-        .find(|(agent, tool, _)| *agent == event.agent && *tool == event.tool_name)
-        .map(|(_, _, arg)| *arg)
+        .find(|t| t.agent == event.agent && t.name == event.tool_name)
 }
 
 /// The agent's input with its command replaced by `command` (what the human
 /// approved), in the argument its shell tool reads.
 pub fn with_command(event: &HookEvent, command: &str) -> Map<String, Value> {
     let mut out = event.tool_input.as_object().cloned().unwrap_or_default();
-    let key = shell_command_arg(event).unwrap_or("command");
+    let key = shell_tool(event).map_or("command", |t| t.command);
     out.insert(key.into(), Value::String(command.to_string()));
     out
 }
@@ -63,46 +83,46 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
     let cwd = event.cwd.as_deref();
     let path =
         |keys: &[&str], default: Option<&str>| first(keys).or(default).map(|p| change::at(cwd, p));
-    if let Some(arg) = shell_command_arg(event) {
-        return match shell_command(input, arg) {
+    if let Some(tool) = shell_tool(event) {
+        return match shell_command(input, tool.command) {
             Some(cmd) if event.agent == Codex && is_patch_command(&cmd) => {
                 change::patch(name, &cmd, cwd, scope)
             }
-            Some(cmd) => exec(event, &cmd, s("description")),
-            None => unreadable(ToolKind::Exec, Bash::NAME, name, "no command"),
+            Some(cmd) => exec(event, tool, &cmd, s("description")),
+            None => unreadable(ToolKind::Exec, bash::NAME, name, "no command"),
         };
     }
     match (event.agent, name) {
         (Codex, "apply_patch") => {
             match first(&["command", "input", "patch"]).or(event.tool_input.as_str()) {
                 Some(text) => change::patch(name, text, cwd, scope),
-                None => unreadable(ToolKind::Write, WriteFile::NAME, name, "no patch text"),
+                None => unreadable(ToolKind::Write, write::WRITE_FILE, name, "no patch text"),
             }
         }
         (Claude, "Read") | (Gemini, "read_file") => read_path(
             name,
-            ReadFile::NAME,
+            READ_FILE,
             path(&["file_path", "absolute_path", "path"], None).as_deref(),
             scope,
             true,
         ),
         (Claude, "Grep") | (Gemini, "search_file_content" | "grep" | "grep_search") => read_path(
             name,
-            Grep::NAME,
+            GREP,
             path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
         ),
         (Claude, "Glob") | (Gemini, "glob") => read_path(
             name,
-            Find::NAME,
+            FIND,
             path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
         ),
         (Claude, "LS") | (Gemini, "list_directory" | "ls") => read_path(
             name,
-            Ls::NAME,
+            LS,
             path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
@@ -131,7 +151,7 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
 /// Another server whose name merely starts with `airlock` is not airlock.
 pub fn is_airlocks_own(event: &HookEvent) -> bool {
     let name = event.tool_name.as_str();
-    let ours = |tool: &str| tool == Bash::NAME || airlock_tools().get(tool).is_some();
+    let ours = |tool: &str| tool == bash::NAME || airlock_tools().get(tool).is_some();
     match event.agent {
         HookAgent::Claude | HookAgent::Codex => {
             name.strip_prefix("mcp__airlock__").is_some_and(ours)
@@ -180,8 +200,8 @@ fn is_patch_command(cmd: &str) -> bool {
     matches!(first, "apply_patch" | "applypatch") && cmd.contains("*** Begin Patch")
 }
 
-fn exec(event: &HookEvent, command: &str, description: Option<&str>) -> Mapped {
-    let mut call = NativeCall::new(ToolKind::Exec, Bash::NAME, one_line(command));
+fn exec(event: &HookEvent, tool: &ShellTool, command: &str, description: Option<&str>) -> Mapped {
+    let mut call = NativeCall::new(ToolKind::Exec, bash::NAME, one_line(command));
     call.subject = Subject::Command {
         command: command.to_string(),
     };
@@ -189,12 +209,14 @@ fn exec(event: &HookEvent, command: &str, description: Option<&str>) -> Mapped {
         command: command.to_string(),
         cwd: event.cwd.as_ref().map(|c| c.display().to_string()),
         description: description.map(str::to_string),
+        shown_args: tool.shown,
     };
     // All three pinned agents run a rewritten command (Claude Code and
     // Codex `updatedInput`, Gemini `hookSpecificOutput.tool_input`).
     call.edit = Some(EditField::Command {
         text: command.to_string(),
     });
+    call.grant = bash::grant(command);
     Mapped::Call(call)
 }
 
@@ -208,7 +230,7 @@ fn read_path(native: &str, tool: &str, path: Option<&str>, scope: &Scope, file: 
     let checked = if file {
         let mut args = Map::new();
         args.insert("path".into(), Value::String(path.to_string()));
-        airlock_tool(ReadFile::NAME)
+        airlock_tool(READ_FILE)
             .prepare(&args, scope)
             .map(|inv| inv.subject())
     } else {
@@ -286,7 +308,7 @@ mod tests {
         };
         assert_eq!(
             (call.kind, call.policy_tool.as_str()),
-            (ToolKind::Exec, Bash::NAME)
+            (ToolKind::Exec, bash::NAME)
         );
     }
 }

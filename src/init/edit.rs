@@ -278,20 +278,17 @@ pub fn install(plan: &FilePlan, record: &Record) -> Result<Edited, InitError> {
                 // The element an earlier install added (another airlock
                 // path, another timeout) is replaced, not doubled.
                 let earlier = record.find(change).filter(|e| present(&*doc, &e.change));
-                let created = match earlier {
-                    Some(e) => {
-                        if let Change::Append { value: old, .. } = &e.change {
-                            doc.pull_value(path, old);
-                        }
-                        doc.push_value(path, value).map_err(shape)?;
-                        lines.push(format!("~ {}", change.describe()));
-                        e.created
+                let created = if let Some(e) = earlier {
+                    if let Change::Append { value: old, .. } = &e.change {
+                        doc.pull_value(path, old);
                     }
-                    None => {
-                        let created = doc.push_value(path, value).map_err(shape)?;
-                        lines.push(format!("+ {}", change.describe()));
-                        created
-                    }
+                    doc.push_value(path, value).map_err(shape)?;
+                    lines.push(format!("~ {}", change.describe()));
+                    e.created
+                } else {
+                    let created = doc.push_value(path, value).map_err(shape)?;
+                    lines.push(format!("+ {}", change.describe()));
+                    created
                 };
                 applied.push(Entry {
                     change: change.clone(),

@@ -109,6 +109,10 @@ pub enum Action {
 /// Everything `init` needs to know; nothing is read from the process
 /// environment below this point, so tests can point it anywhere.
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent yes/no command-line flags, each read on its own"
+)]
 pub struct Options {
     /// The agent to configure.
     pub agent: Agent,

@@ -30,12 +30,13 @@ impl Entry {
     /// include, the same item).
     fn same_target(&self, change: &Change) -> bool {
         match (&self.change, change) {
-            (Change::Set { path: a, .. }, Change::Set { path: b, .. }) => a == b,
+            // Append: one element of airlock's per array, a new one
+            // replaces it.
+            (Change::Set { path: a, .. }, Change::Set { path: b, .. })
+            | (Change::Append { path: a, .. }, Change::Append { path: b, .. }) => a == b,
             (Change::Include { path: a, item: x }, Change::Include { path: b, item: y }) => {
                 a == b && x == y
             }
-            // One element of airlock's per array: a new one replaces it.
-            (Change::Append { path: a, .. }, Change::Append { path: b, .. }) => a == b,
             _ => false,
         }
     }

@@ -19,8 +19,8 @@ use super::record::CallResult;
 use super::words::one_line;
 use crate::audit::{bounded_object, excerpt};
 use crate::call::{
-    AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, EditField, Event, Outcome,
-    Proposal, Runner, Subject, ToolKind,
+    AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, EditField, Event, GrantShape,
+    Outcome, Proposal, Runner, Subject, ToolKind,
 };
 use crate::scope::ScopeError;
 use crate::tools::ToolOutput;
@@ -53,6 +53,8 @@ pub struct ExternalCall {
     /// What the human may edit (only when the agent accepts a rewritten
     /// input).
     pub edit: Option<EditField>,
+    /// What a grant of it can cover (as airlock's matching tool says).
+    pub grant: GrantShape,
     /// For writes: the change, computed by the transport.
     pub proposal: Option<Proposal>,
     /// The agent's own tool name (`Bash`, `apply_patch`, `run_shell_command` …).
@@ -393,6 +395,7 @@ fn external_info(id: CallId, agent: &AgentInfo, call: ExternalCall) -> (CallInfo
         },
         view: call.view,
         edit: call.edit,
+        grant: call.grant,
         proposal: call.proposal.map(Arc::new),
     };
     (info, call.subject)

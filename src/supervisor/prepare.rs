@@ -10,7 +10,9 @@ use super::core::Supervisor;
 use super::error::CallError;
 use super::words::{one_line, short_call};
 use crate::audit::{bounded_object, excerpt};
-use crate::call::{AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, Runner, ToolKind};
+use crate::call::{
+    AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, GrantShape, Runner, ToolKind,
+};
 use crate::tools::{Invocation, Tool, ToolError};
 
 /// A call ready to be decided.
@@ -55,6 +57,7 @@ impl Supervisor {
             runner: Runner::Airlock,
             view: CallView::Args,
             edit: None,
+            grant: GrantShape::None,
             proposal: None,
         };
         let Some(tool) = self.tools.get(tool_name).cloned() else {
@@ -93,6 +96,7 @@ impl Supervisor {
         // What the prompt shows and what may be edited: the tool says.
         info.view = invocation.view();
         info.edit = invocation.edit();
+        info.grant = invocation.grant();
         Ok(Prepared {
             info,
             tool,

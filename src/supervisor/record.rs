@@ -150,6 +150,7 @@ impl Supervisor {
                 is_error: out.is_error,
                 truncated: out.truncated,
                 structured: out.structured.clone(),
+                shell_cwd: out.shell_cwd.clone(),
             },
         });
     }

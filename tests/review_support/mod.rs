@@ -137,6 +137,7 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
         runner: airlock::call::Runner::default(),
         view: airlock::call::CallView::default(),
         edit: None,
+        grant: airlock::call::GrantShape::None,
         proposal: None,
     };
     chain.event(asked, AuditEvent::CallRequested { call: info });

@@ -19,20 +19,20 @@ use crate::tools::{
 /// Default `max_depth`.
 const DEFAULT_DEPTH: u64 = 20;
 
+/// The tool's name.
+pub const NAME: &str = "find";
+
 /// The `find` tool.
 pub struct Find {
     spec: ToolSpec,
 }
 
 impl Find {
-    /// The tool's name.
-    pub const NAME: &str = "find";
-
     /// Build it.
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: Self::NAME,
+                name: NAME,
                 title: "Find files by name",
                 description: "Find entries under a directory whose name matches a glob \
                     (`*.rs`, `test_*`, `{Cargo.toml,*.lock}`); a pattern containing `/` is \

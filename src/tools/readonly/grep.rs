@@ -29,20 +29,20 @@ const MAX_RESULTS: u64 = 10_000;
 /// Longest matching line shown in full, in bytes.
 const MAX_LINE: usize = 500;
 
+/// The tool's name.
+pub const NAME: &str = "grep";
+
 /// The `grep` tool.
 pub struct Grep {
     spec: ToolSpec,
 }
 
 impl Grep {
-    /// The tool's name.
-    pub const NAME: &str = "grep";
-
     /// Build it.
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: Self::NAME,
+                name: NAME,
                 title: "Search file contents",
                 description: "Search text files for a pattern, like ripgrep. The pattern is a \
                     literal string unless regex is true (then Rust regex syntax: `fn \\w+\\(`). \

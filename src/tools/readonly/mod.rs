@@ -25,10 +25,10 @@ mod wc;
 #[cfg(test)]
 mod testutil;
 
-pub(crate) use find::Find;
-pub(crate) use grep::Grep;
-pub(crate) use ls::Ls;
-pub(crate) use read_file::ReadFile;
+pub use find::NAME as FIND;
+pub use grep::NAME as GREP;
+pub use ls::NAME as LS;
+pub use read_file::NAME as READ_FILE;
 
 /// Every read-only tool.
 pub fn all() -> Vec<Arc<dyn Tool>> {

@@ -21,11 +21,27 @@ use super::readonly::{args, object_schema};
 use super::{
     Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
 };
-use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
+use crate::call::{CallView, GrantShape, Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 
 /// Largest file the write tools read or produce (64 MiB).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// `write_file`'s name, as agents call it and rules name it.
+pub const WRITE_FILE: &str = "write_file";
+/// `edit_file`'s name, as agents call it and rules name it.
+pub const EDIT_FILE: &str = "edit_file";
+
+/// What a grant of a write to `path` (resolved; `shown` as people see it)
+/// covers: writes to that file by either write tool, and an agent's own
+/// writes, whose calls the write tools' rules and grants cover.
+pub fn grant(path: std::path::PathBuf, shown: &str) -> GrantShape {
+    GrantShape::File {
+        path,
+        shown: shown.to_string(),
+        rule_tools: &[WRITE_FILE, EDIT_FILE],
+    }
+}
 
 /// Both write tools.
 pub fn all() -> Vec<Arc<dyn Tool>> {
@@ -62,9 +78,6 @@ struct EditArgs {
 }
 
 impl WriteFile {
-    /// The tool's name.
-    pub const NAME: &str = "write_file";
-
     /// Build it.
     pub fn new() -> Self {
         let schema = object_schema(
@@ -77,7 +90,7 @@ impl WriteFile {
         );
         Self {
             spec: ToolSpec {
-                name: Self::NAME,
+                name: WRITE_FILE,
                 title: "Write file",
                 description: "Create or overwrite a file in the workspace (or append to it). The user sees a diff and approves it before anything is written; the write is atomic. Use edit_file to change part of an existing file.",
                 kind: ToolKind::Write,
@@ -94,9 +107,6 @@ impl Default for WriteFile {
 }
 
 impl EditFile {
-    /// The tool's name.
-    pub const NAME: &str = "edit_file";
-
     /// Build it.
     pub fn new() -> Self {
         let schema = object_schema(
@@ -110,7 +120,7 @@ impl EditFile {
         );
         Self {
             spec: ToolSpec {
-                name: Self::NAME,
+                name: EDIT_FILE,
                 title: "Edit file",
                 description: "Replace exact text in an existing file. old_text must match the file exactly (copy it from read_file, without line-number prefixes) and occur once unless replace_all is true. Line endings and the final newline are preserved. The user sees a diff and approves it before anything is written.",
                 kind: ToolKind::Write,
@@ -179,6 +189,10 @@ impl Tool for WriteFile {
         &["path"]
     }
 
+    fn change_args(&self) -> &'static [&'static str] {
+        &["content"]
+    }
+
     fn output_schema(&self) -> Option<Map<String, Value>> {
         Some(output_schema())
     }
@@ -215,6 +229,10 @@ impl Tool for EditFile {
 
     fn subject_args(&self) -> &'static [&'static str] {
         &["path"]
+    }
+
+    fn change_args(&self) -> &'static [&'static str] {
+        &["old_text", "new_text"]
     }
 
     fn output_schema(&self) -> Option<Map<String, Value>> {
@@ -303,6 +321,10 @@ impl Invocation for WriteCall {
 
     fn view(&self) -> CallView {
         CallView::Change
+    }
+
+    fn grant(&self) -> GrantShape {
+        grant(self.target.path(), &self.shown)
     }
 
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
