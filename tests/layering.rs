@@ -3,9 +3,13 @@
 //! `super::` that climbs to the crate root); each path is an edge from the
 //! file's top-level module to the one it names. The check fails on an edge
 //! from a lower layer to a higher one, on a cycle between top-level modules
-//! (also inside one layer), on a module no layer lists, and on a terminal
+//! (also inside one layer), on a cycle between the submodules of one
+//! top-level module (`hooks::change` ↔ `hooks::native`; `super::` paths and
+//! names re-exported by the module's `mod.rs` count; the few not fixed yet
+//! are listed in `KNOWN_SUBMODULE_EDGES` with what fixes them), on a module
+//! no layer lists or a listed module that does not exist, and on a terminal
 //! crate in the core or MCP in the TUI. The control tests inject an upward
-//! import and a cycle into the same sources and show both are caught.
+//! import and cycles into the same sources and show each is caught.
 //!
 //! Run it with `cargo test --test layering` (`LAYERING_SRC=/other/src` checks
 //! another checkout); ARCHITECTURE.md explains the layers.
@@ -24,7 +28,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("supervisor", &["supervisor", "session"]),
-    ("transports", &["mcp", "hooks", "http"]),
+    ("transports", &["mcp", "hooks"]),
     ("front ends", &["tui", "report", "init", "demo"]),
 ];
 
@@ -398,10 +402,43 @@ fn paths_inside(rel: &str, text: &str, top: &str) -> Vec<(String, usize)> {
     out
 }
 
+/// Imports between submodules that close a cycle and are not fixed yet,
+/// each with what fixes it. Each must still exist (a test checks), so the
+/// entry goes once the cycle is broken.
+const KNOWN_SUBMODULE_EDGES: &[(&str, &str, &str)] = &[
+    (
+        "supervisor::core",
+        "supervisor::external",
+        "core.rs holds `Mutex<OpenCalls>`, a type of external.rs, whose impl \
+         needs `Supervisor` (core.rs): moving `OpenCall`/`OpenCalls` into \
+         their own file (fields `pub(super)`) breaks it (P's files)",
+    ),
+    (
+        "tui::ui",
+        "tui::app",
+        "only the test module `http_tests` of tui/ui/status.rs builds an \
+         `App`; it belongs beside the app (N's files)",
+    ),
+];
+
 /// Import cycles between the submodules of one top-level module
 /// (`hooks::change` → `hooks::native` → `hooks::change`), a name the
 /// module's `mod.rs` re-exports counted as its submodule's.
 fn submodule_cycles(sources: &Sources) -> Vec<String> {
+    let edges: Vec<Edge> = submodule_edges(sources)
+        .into_iter()
+        .filter(|e| {
+            !KNOWN_SUBMODULE_EDGES
+                .iter()
+                .any(|(f, t, _)| e.from == *f && e.to == *t)
+        })
+        .collect();
+    cycles(&edges)
+}
+
+/// Every import from one submodule to another of the same top-level
+/// module, sorted.
+fn submodule_edges(sources: &Sources) -> Vec<Edge> {
     let mut edges = Vec::new();
     for (top, children) in submodules(sources) {
         let mod_rs = sources
@@ -433,7 +470,7 @@ fn submodule_cycles(sources: &Sources) -> Vec<String> {
         }
     }
     edges.sort();
-    cycles(&edges)
+    edges
 }
 
 /// Each cycle between top-level modules, with one `file:line` per step.
@@ -588,6 +625,32 @@ fn control_an_injected_cycle_inside_a_layer_is_caught() {
     // The same two files without the back edge are fine.
     sources.insert("dirs.rs".into(), "pub fn data_dir() {}\n".into());
     assert_eq!(violations(&sources), Vec::<String>::new());
+}
+
+#[test]
+fn every_module_the_layers_list_exists() {
+    let modules = top_level_modules(&read_sources());
+    let missing: Vec<&str> = LAYERS
+        .iter()
+        .flat_map(|(_, mods)| mods.iter().copied())
+        .filter(|m| !modules.contains(*m))
+        .collect();
+    assert_eq!(
+        missing,
+        Vec::<&str>::new(),
+        "LAYERS lists modules src/ does not have"
+    );
+}
+
+#[test]
+fn each_known_submodule_exception_is_still_needed() {
+    let edges = submodule_edges(&read_sources());
+    for (from, to, why) in KNOWN_SUBMODULE_EDGES {
+        assert!(
+            edges.iter().any(|e| e.from == *from && e.to == *to),
+            "{from} no longer imports {to} ({why}): remove it from KNOWN_SUBMODULE_EDGES"
+        );
+    }
 }
 
 #[test]
