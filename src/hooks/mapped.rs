@@ -84,10 +84,9 @@ pub(super) fn airlock_tool(name: &str) -> std::sync::Arc<dyn crate::tools::Tool>
     }
 }
 
-/// airlock's built-in tools but bash.
+/// airlock's built-in tools (bash unconfigured: asked, never run).
 pub(super) fn airlock_tools() -> &'static crate::tools::ToolRegistry {
-    static TOOLS: std::sync::OnceLock<crate::tools::ToolRegistry> = std::sync::OnceLock::new();
-    TOOLS.get_or_init(crate::tools::ToolRegistry::all)
+    crate::tools::ToolRegistry::builtin()
 }
 
 /// `s` on one line (control characters escaped), at most 200 bytes.

@@ -151,7 +151,7 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
 /// Another server whose name merely starts with `airlock` is not airlock.
 pub fn is_airlocks_own(event: &HookEvent) -> bool {
     let name = event.tool_name.as_str();
-    let ours = |tool: &str| tool == bash::NAME || airlock_tools().get(tool).is_some();
+    let ours = |tool: &str| airlock_tools().get(tool).is_some();
     match event.agent {
         HookAgent::Claude | HookAgent::Codex => {
             name.strip_prefix("mcp__airlock__").is_some_and(ours)
