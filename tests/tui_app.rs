@@ -127,7 +127,10 @@ fn s_grants_the_picked_scope_then_approves() {
     let fx = app.update(code(KeyCode::Enter));
     assert_eq!(
         fx[0],
-        Effect::Grant(GrantScope::Prefix("cargo test".into()))
+        Effect::Grant {
+            scope: GrantScope::Prefix("cargo test".into()),
+            tools: &["bash"]
+        }
     );
     assert_eq!(respond(&fx).1, Decision::approve(ApprovedBy::User));
     let mut app = with_prompts(vec![bash(1, "cargo test --release", "test")]);
@@ -135,7 +138,10 @@ fn s_grants_the_picked_scope_then_approves() {
     let fx = app.update(key('1'));
     assert_eq!(
         fx[0],
-        Effect::Grant(GrantScope::ExactCommand("cargo test --release".into()))
+        Effect::Grant {
+            scope: GrantScope::ExactCommand("cargo test --release".into()),
+            tools: &["bash"]
+        }
     );
 }
 
@@ -146,7 +152,10 @@ fn s_on_a_write_grants_its_file() {
     let fx = app.update(code(KeyCode::Enter));
     assert_eq!(
         fx[0],
-        Effect::Grant(GrantScope::File("/home/dev/tinytodo/todo.sh".into()))
+        Effect::Grant {
+            scope: GrantScope::File("/home/dev/tinytodo/todo.sh".into()),
+            tools: &["write_file", "edit_file"]
+        }
     );
 }
 
@@ -216,8 +225,8 @@ fn the_grants_view_revokes_the_selected_grant() {
     let mut app = busy_app(80, 24);
     let policy = airlock::policy::Policy::new();
     let grants = vec![
-        policy.grant(GrantScope::Prefix("cargo test".into())),
-        policy.grant(GrantScope::ExactCommand("make".into())),
+        policy.grant(GrantScope::Prefix("cargo test".into()), &["bash"]),
+        policy.grant(GrantScope::ExactCommand("make".into()), &["bash"]),
     ];
     let second = grants[1].id;
     app.update(Msg::Grants(grants));

@@ -39,16 +39,23 @@ impl Confirmer for Keep {
     }
 }
 
-fn command_choices(tool: &str, exact: &str, prefix: Option<&str>) -> Vec<ScopeChoice> {
+fn command_choices(
+    tools: &'static [&'static str],
+    exact: &str,
+    prefix: Option<&str>,
+) -> Vec<ScopeChoice> {
+    let tool = tools[0];
     let mut out = vec![ScopeChoice {
         label: "this exact command".into(),
         grant: GrantScope::ExactCommand(exact.into()),
+        tools,
         rules: vec![format!("{tool}({exact})")],
     }];
     if let Some(p) = prefix {
         out.push(ScopeChoice {
             label: format!("commands starting with `{p}`"),
             grant: GrantScope::Prefix(p.into()),
+            tools,
             rules: vec![format!("{tool}({p} *)")],
         });
     }
@@ -59,6 +66,7 @@ fn file_choice(real: &Path, shown: &str) -> Vec<ScopeChoice> {
     vec![ScopeChoice {
         label: format!("writes to {shown}"),
         grant: GrantScope::File(real.to_path_buf()),
+        tools: &["write_file", "edit_file"],
         rules: vec![
             format!("write_file({shown})"),
             format!("edit_file({shown})"),
@@ -112,11 +120,11 @@ async fn airlocks_own_tools_say_what_a_grant_covers_and_where_the_shell_is() {
     assert_eq!(asked.len(), 4, "{asked:?}");
     assert_eq!(
         choices(&asked[0]),
-        command_choices("bash", "git status --short", Some("git status"))
+        command_choices(&["bash"], "git status --short", Some("git status"))
     );
     assert_eq!(
         choices(&asked[1]),
-        command_choices("bash", "cd sub", Some("cd sub"))
+        command_choices(&["bash"], "cd sub", Some("cd sub"))
     );
     assert_eq!(
         choices(&asked[2]),
@@ -168,7 +176,7 @@ fn native_choices(event: &HookEvent, scope: &Scope) -> Vec<ScopeChoice> {
 fn an_agents_own_tools_get_the_choices_of_airlocks_matching_tool() {
     let (_dir, ws) = workspace();
     let scope = Scope::new(&ws, &[], &[]).unwrap();
-    let git = command_choices("bash", "git status --short", Some("git status"));
+    let git = command_choices(&["bash"], "git status --short", Some("git status"));
     let claude = hook(
         HookAgent::Claude,
         "Bash",

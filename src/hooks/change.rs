@@ -41,7 +41,7 @@ fn through(native: &str, tool: &str, args: &Map<String, Value>, scope: &Scope) -
         Ok(inv) => {
             call.summary = one_line(&inv.summary());
             call.subject = inv.subject();
-            call.proposal = inv.proposal();
+            call.proposal = inv.proposal().map(std::sync::Arc::unwrap_or_clone);
             call.grant = inv.grant();
             Mapped::Call(call)
         }

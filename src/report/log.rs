@@ -238,10 +238,8 @@ fn short_summary(c: &CallEntry) -> String {
             .collect();
         return parts.join(" ");
     }
-    s.strip_prefix(c.call.tool.as_str())
-        .and_then(|rest| rest.strip_prefix(' '))
-        .unwrap_or(s)
-        .to_string()
+    // The tool column names the tool: its tool says which words follow.
+    crate::tools::summary_words(&c.call.tool, s).to_string()
 }
 
 /// The indented second line: why it was refused, or how it failed.

@@ -174,9 +174,7 @@ impl Supervisor {
         match decision.refusal_outcome() {
             Some(refused) => {
                 let out = ToolOutput::error(super::words::refusal_message(&decision));
-                let mut result = CallResult::not_run(refused, &out, arrived);
-                result.proposal = info.proposal.as_deref();
-                self.record_result(id, result);
+                self.record_not_run(&info, refused, &out, arrived);
             }
             None => {
                 self.events.emit(Event::CallStarted { id });

@@ -10,6 +10,8 @@ mod confirm;
 mod core;
 mod decide;
 #[cfg(test)]
+mod decide_tests;
+#[cfg(test)]
 mod edit_tests;
 mod error;
 mod external;
@@ -17,8 +19,16 @@ mod external;
 mod external_tests;
 mod pipeline;
 mod prepare;
+#[cfg(test)]
+mod prepare_tests;
 mod record;
+#[cfg(test)]
+mod record_tests;
 mod run;
+#[cfg(test)]
+mod run_tests;
+#[cfg(test)]
+mod stage_support;
 #[cfg(test)]
 mod tests;
 mod words;

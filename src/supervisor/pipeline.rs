@@ -80,9 +80,7 @@ impl Supervisor {
                 text = format!("the user edited the command to {edited:?}, and {text}");
             }
             let out = ToolOutput::error(text);
-            let mut result = CallResult::not_run(refused, &out, arrived);
-            result.proposal = info.proposal.as_deref();
-            self.record_result(info.id, result);
+            self.record_not_run(&info, refused, &out, arrived);
             return Ok(out);
         }
         let (mut out, outcome, ran) = self.run(&info, p.invocation, &cancel).await;

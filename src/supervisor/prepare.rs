@@ -92,7 +92,7 @@ impl Supervisor {
         };
         // One line, whatever the agent put in its arguments.
         info.summary = one_line(&invocation.summary());
-        info.proposal = invocation.proposal().map(Arc::new);
+        info.proposal = invocation.proposal();
         // What the prompt shows and what may be edited: the tool says.
         info.view = invocation.view();
         info.edit = invocation.edit();

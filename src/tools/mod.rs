@@ -140,8 +140,9 @@ pub trait Invocation: Send + 'static {
     fn summary(&self) -> String;
     /// What the policy matches against.
     fn subject(&self) -> Subject;
-    /// For writes: the change, shown to the human before it is approved.
-    fn proposal(&self) -> Option<crate::call::Proposal> {
+    /// For writes: the change, shown to the human before it is approved
+    /// (shared, not copied: a diff can be as large as the file).
+    fn proposal(&self) -> Option<Arc<crate::call::Proposal>> {
         None
     }
     /// What the approval prompt shows for it (default: the arguments).
@@ -219,6 +220,15 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The words of a summary of this tool's call after the tool's name,
+    /// for lists that show the tool beside it (`grep "TODO" in src` →
+    /// `"TODO" in src`; `create a.txt` stays). Default: the summary without
+    /// the tool's name in front, as [`Invocation::summary`]s of the
+    /// read-only tools and [`unprepared_summary`] write it.
+    fn summary_words<'a>(&self, summary: &'a str) -> &'a str {
+        without_name(self.spec().name, summary)
+    }
+
     /// The arguments whose text a call's change (its diff) shows, so the
     /// detail names them rather than repeating them (`write_file`:
     /// `content`; `edit_file`: `old_text`, `new_text`).
@@ -272,6 +282,25 @@ pub fn with_edit(
 /// when no built-in tool has that name or it runs no command.
 pub fn recorded_command<'a>(tool: &str, args: &'a Value) -> Option<&'a str> {
     ToolRegistry::builtin().get(tool)?.recorded_command(args)
+}
+
+/// The words of a recorded summary of a call of `tool` after the tool's
+/// name, as that tool reads its summaries (see [`Tool::summary_words`]).
+/// A tool airlock has none of (an agent's own tool through its hooks, whose
+/// summaries name it first too) reads the same way as the default.
+pub fn summary_words<'a>(tool: &str, summary: &'a str) -> &'a str {
+    match ToolRegistry::builtin().get(tool) {
+        Some(t) => t.summary_words(summary),
+        None => without_name(tool, summary),
+    }
+}
+
+/// `summary` without `name` and a space in front, if it starts so.
+fn without_name<'a>(name: &str, summary: &'a str) -> &'a str {
+    summary
+        .strip_prefix(name)
+        .and_then(|rest| rest.strip_prefix(' '))
+        .unwrap_or(summary)
 }
 
 /// The arguments the change of a call of the built-in tool named `tool`
@@ -503,6 +532,38 @@ mod tests {
         );
         assert_eq!(edit.grant(), write::grant(real, "a.txt"));
         assert_eq!(read.grant(), GrantShape::None);
+    }
+
+    #[test]
+    fn a_summarys_words_after_the_tools_name_are_its_tools_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        let summary = |name: &str, args: Value| {
+            let args = args.as_object().cloned().unwrap_or_default();
+            tool(name)
+                .prepare(&args, &scope)
+                .expect("prepared")
+                .summary()
+        };
+        // The tools' own summaries, as prepared.
+        let grep = summary("grep", json!({"pattern": "TODO", "path": "."}));
+        assert_eq!(summary_words("grep", &grep), r#""TODO" in ."#);
+        let write = summary("write_file", json!({"path": "b.txt", "content": "x"}));
+        assert_eq!(
+            summary_words("write_file", &write),
+            write,
+            "no name to drop"
+        );
+        let unprepared = unprepared_summary(tool("cat").as_ref(), &json!({"path": ".env"}));
+        assert_eq!(summary_words("cat", &unprepared), ".env");
+        // A tool airlock has none of: its name in front, dropped; a name
+        // that only starts the same is kept.
+        assert_eq!(summary_words("WebFetch", "WebFetch https://x"), "https://x");
+        assert_eq!(
+            summary_words("Web", "WebFetch https://x"),
+            "WebFetch https://x"
+        );
     }
 
     #[test]

@@ -115,6 +115,9 @@ pub struct ScopeChoice {
     pub label: String,
     /// The session grant.
     pub grant: GrantScope,
+    /// The tools the grant's rule names (the call's grant shape's
+    /// `rule_tools`).
+    pub tools: &'static [&'static str],
     /// The allow rules "always" saves.
     pub rules: Vec<String>,
 }
@@ -136,16 +139,18 @@ pub fn choices(call: &CallInfo) -> Vec<ScopeChoice> {
         } => vec![ScopeChoice {
             label: format!("writes to {shown}"),
             grant: GrantScope::File(path.clone()),
+            tools: rule_tools,
             rules: rules(rule_tools, shown),
         }],
     }
 }
 
 /// The exact command and, when the shell model proposes one, a prefix.
-fn command_choices(cmd: &str, rule_tools: &[&str]) -> Vec<ScopeChoice> {
+fn command_choices(cmd: &str, rule_tools: &'static [&'static str]) -> Vec<ScopeChoice> {
     let mut out = vec![ScopeChoice {
         label: "this exact command".into(),
         grant: GrantScope::ExactCommand(cmd.to_string()),
+        tools: rule_tools,
         rules: rules(rule_tools, cmd.trim()),
     }];
     if let Ok(parsed) = crate::policy::shell::parse(cmd)
@@ -155,6 +160,7 @@ fn command_choices(cmd: &str, rule_tools: &[&str]) -> Vec<ScopeChoice> {
         out.push(ScopeChoice {
             label: format!("commands starting with `{words}`"),
             grant: GrantScope::Prefix(words),
+            tools: rule_tools,
             rules: rules(rule_tools, &prefix),
         });
     }
@@ -335,6 +341,7 @@ mod tests {
         assert_eq!(grants(&c), grants(&bash));
         assert_eq!(c[0].rules, ["run(cargo test --release foo)"]);
         assert_eq!(c[1].rules, ["run(cargo test *)"]);
+        assert_eq!((c[0].tools, c[1].tools), (&["run"][..], &["run"][..]));
         // Named bash, with a command argument, but no grant shape: nothing.
         let mut none = call(2, "make");
         none.grant = GrantShape::None;
@@ -352,6 +359,7 @@ mod tests {
             [ScopeChoice {
                 label: "writes to src/a.rs".into(),
                 grant: GrantScope::File("/ws/src/a.rs".into()),
+                tools: &["save", "patch"],
                 rules: vec!["save(src/a.rs)".into(), "patch(src/a.rs)".into()],
             }]
         );

@@ -335,6 +335,7 @@ pub fn session_chain() -> Chain {
             grant: Grant {
                 id: 1,
                 scope: GrantScope::Prefix("cargo test".into()),
+                tools: vec!["bash".into()],
                 rule: "bash(cargo test *)".into(),
                 created: at(40_000),
             },

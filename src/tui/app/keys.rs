@@ -361,7 +361,10 @@ impl App {
         if always {
             fx.push(Effect::SaveRules(choice.rules));
         } else {
-            fx.push(Effect::Grant(choice.grant));
+            fx.push(Effect::Grant {
+                scope: choice.grant,
+                tools: choice.tools,
+            });
         }
         self.respond(id, Decision::approve(ApprovedBy::User), fx);
     }
