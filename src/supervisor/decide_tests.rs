@@ -69,7 +69,13 @@ async fn a_deny_rule_refuses_at_once_naming_the_rule() {
 async fn a_session_grant_approves_a_write_to_its_file_only() {
     let s = stage(Answer::Deny("asked"));
     let file = s.ws.canonicalize().unwrap().join("a.txt");
-    s.sup.grant(GrantScope::File(file));
+    s.sup.grant(
+        GrantScope::File(file),
+        &[
+            crate::tools::write::WRITE_FILE,
+            crate::tools::write::EDIT_FILE,
+        ],
+    );
     let write = |path: &str| json!({"path": path, "content": "x\n"});
 
     let d = decide(&s, 1, "write_file", write("a.txt")).await;
