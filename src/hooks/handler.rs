@@ -225,11 +225,12 @@ impl Hooks {
 
 /// A native call as the supervisor's external-call stage takes it.
 fn external_call(event: &HookEvent, call: NativeCall) -> ExternalCall {
+    let args = native::recorded_input(event, &call.subject, input_of(event));
     ExternalCall {
         tool: call.policy_tool,
         kind: call.kind,
         subject: call.subject,
-        args: input_of(event),
+        args,
         summary: call.summary,
         view: call.view,
         edit: call.edit,

@@ -44,7 +44,8 @@ const SHELL_TOOLS: &[ShellTool] = &[
     shell(HookAgent::Codex, "shell"),
     ShellTool {
         command: "cmd",
-        shown: &["cmd", "description"],
+        // `command` too: the recorded input has the command there as well.
+        shown: &["cmd", "command", "description"],
         ..shell(HookAgent::Codex, "exec_command")
     },
     shell(HookAgent::Codex, "local_shell"),
@@ -65,6 +66,31 @@ pub fn with_command(event: &HookEvent, command: &str) -> Map<String, Value> {
     let key = shell_tool(event).map_or("command", |t| t.command);
     out.insert(key.into(), Value::String(command.to_string()));
     out
+}
+
+/// The agent's `input` as the trail records it for a call about `subject`:
+/// as sent, and for a shell tool whose command is not the string in
+/// `command` (Codex's `exec_command` names it `cmd`; an argv `["bash",
+/// "-lc", "script"]`) also the command as one string in `command`, where
+/// bash's `recorded_command` finds it for `log` and review (whole, not the
+/// summary's excerpt). An agent's own `command` value that differs (the
+/// argv) is kept as `native_command`. Other tools' input is left as sent.
+pub fn recorded_input(
+    event: &HookEvent,
+    subject: &Subject,
+    mut input: Map<String, Value>,
+) -> Map<String, Value> {
+    let (Some(_), Subject::Command { command }) = (shell_tool(event), subject) else {
+        return input;
+    };
+    let wanted = Value::String(command.clone());
+    match input.insert("command".into(), wanted.clone()) {
+        Some(native) if native != wanted => {
+            input.insert("native_command".into(), native);
+        }
+        _ => {}
+    }
+    input
 }
 
 /// Map a pre-tool event. Reads the disk (scope checks, the current content
@@ -295,6 +321,51 @@ mod tests {
             &json!({"command": "ls"}),
         );
         assert_eq!(command_of(&gemini, &scope).as_deref(), Some("ls"));
+    }
+
+    /// The input recorded for `event` and what `log`/review read from it.
+    fn recorded(event: &HookEvent, scope: &Scope) -> (Value, Option<String>) {
+        let Mapped::Call(call) = map(event, scope) else {
+            panic!("not mapped to a call");
+        };
+        let raw = event.tool_input.as_object().cloned().unwrap_or_default();
+        let rec = Value::Object(recorded_input(event, &call.subject, raw));
+        let cmd = crate::tools::recorded_command(&call.policy_tool, &rec).map(str::to_string);
+        (rec, cmd)
+    }
+
+    #[test]
+    fn the_whole_command_is_recorded_where_log_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        // Longer than the summary's 512 bytes.
+        let long = format!("echo {}", "x".repeat(2000));
+        // Control: the agent's own input alone does not give bash's reader
+        // Codex's `cmd` or an argv.
+        let raw = json!({"cmd": long});
+        assert_eq!(crate::tools::recorded_command(bash::NAME, &raw), None);
+        let codex = pre(HookAgent::Codex, "exec_command", &raw);
+        let (rec, cmd) = recorded(&codex, &scope);
+        assert_eq!(cmd.as_deref(), Some(long.as_str()));
+        assert_eq!(rec, json!({"cmd": long, "command": long}));
+        // An argv: its script as the command, the argv kept beside it.
+        let argv = json!({"command": ["bash", "-lc", long], "workdir": "/w"});
+        let shell = pre(HookAgent::Codex, "shell", &argv);
+        let (rec, cmd) = recorded(&shell, &scope);
+        assert_eq!(cmd.as_deref(), Some(long.as_str()));
+        assert_eq!(
+            rec,
+            json!({"command": long, "native_command": ["bash", "-lc", long], "workdir": "/w"})
+        );
+        // A `command` string is recorded exactly as sent.
+        let plain = json!({"command": long, "description": "d"});
+        let claude = pre(HookAgent::Claude, "Bash", &plain);
+        assert_eq!(recorded(&claude, &scope), (plain, Some(long.clone())));
+        // Not a shell call: as sent.
+        std::fs::write(dir.path().join("a"), "a").unwrap();
+        let read = json!({"file_path": dir.path().join("a")});
+        let e = pre(HookAgent::Claude, "Read", &read);
+        assert_eq!(recorded(&e, &scope), (read, None));
     }
 
     #[test]
