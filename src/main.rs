@@ -389,7 +389,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 command: airlock::init::current_command()?,
                 homes: airlock::init::AgentHomes::from_env()?,
                 project_dir,
-                record_dir: airlock::dirs::data_dir(data_dir.as_deref()).join("init"),
+                record_dir: airlock::dirs::init_record_dir(&airlock::dirs::data_dir(
+                    data_dir.as_deref(),
+                )),
                 http_url,
             };
             let report = airlock::init::run(&opts)?;
@@ -625,7 +627,7 @@ fn init_logging(
     let dir = airlock::dirs::log_dir(&airlock::dirs::data_dir(opts.data_dir.as_deref()));
     airlock::dirs::ensure_private_dir(&dir)
         .with_context(|| format!("cannot create {}", dir.display()))?;
-    let appender = tracing_appender::rolling::never(&dir, "airlock.log");
+    let appender = tracing_appender::rolling::never(&dir, airlock::dirs::LOG_FILE);
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter = tracing_subscriber::EnvFilter::try_from_env("AIRLOCK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));

@@ -7,15 +7,16 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::native::{Mapped, NativeCall, airlock_tool, one_line, unreadable};
+use super::mapped::{Mapped, NativeCall, airlock_tool, one_line, unreadable};
 use super::patch::{self, FileOp};
 use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 use crate::tools::ToolError;
-use crate::tools::write::{MAX_FILE_BYTES, propose, replace_text, resolve};
+use crate::tools::readonly::READ_FILE;
+use crate::tools::write::{EDIT_FILE, MAX_FILE_BYTES, WRITE_FILE, propose, replace_text, resolve};
 
 fn write_call(native: &str) -> NativeCall {
-    let mut call = NativeCall::new(ToolKind::Write, "write_file", one_line(native));
+    let mut call = NativeCall::new(ToolKind::Write, WRITE_FILE, one_line(native));
     call.view = CallView::Change;
     call
 }
@@ -57,7 +58,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     ) else {
         return unreadable(
             ToolKind::Write,
-            "write_file",
+            WRITE_FILE,
             native,
             "no file_path, old_string or new_string",
         );
@@ -66,7 +67,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
         // Gemini creates a file with an empty old_string.
         return through(
             native,
-            "write_file",
+            WRITE_FILE,
             &args(&[("path", path), ("content", new)]),
             scope,
         );
@@ -81,7 +82,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
             .is_some_and(|n| n > 1);
     let mut a = args(&[("path", path), ("old_text", old), ("new_text", new)]);
     a.insert("replace_all".into(), Value::Bool(replace_all));
-    through(native, "edit_file", &a, scope)
+    through(native, EDIT_FILE, &a, scope)
 }
 
 /// Claude `Write`, Gemini `write_file`: the whole file, like `write_file`.
@@ -92,14 +93,14 @@ pub fn write(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped 
     ) else {
         return unreadable(
             ToolKind::Write,
-            "write_file",
+            WRITE_FILE,
             native,
             "no file_path or content",
         );
     };
     through(
         native,
-        "write_file",
+        WRITE_FILE,
         &args(&[("path", path), ("content", content)]),
         scope,
     )
@@ -143,12 +144,7 @@ fn current(
 pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     let (Some(path), Some(Value::Array(edits))) = (text(input, &["file_path"]), input.get("edits"))
     else {
-        return unreadable(
-            ToolKind::Write,
-            "write_file",
-            native,
-            "no file_path or edits",
-        );
+        return unreadable(ToolKind::Write, WRITE_FILE, native, "no file_path or edits");
     };
     let mut call = write_call(native);
     let result = (|| {
@@ -195,7 +191,7 @@ pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Ma
 /// Claude `NotebookEdit`: scope-checked; the prompt shows the arguments.
 pub fn notebook(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     let Some(path) = text(input, &["notebook_path"]) else {
-        return unreadable(ToolKind::Write, "write_file", native, "no notebook_path");
+        return unreadable(ToolKind::Write, WRITE_FILE, native, "no notebook_path");
     };
     let mut call = write_call(native);
     call.view = CallView::Args;
@@ -225,7 +221,7 @@ pub fn read_many(native: &str, input: &Map<String, Value>, scope: &Scope) -> Map
         .collect();
     let mut call = NativeCall::new(
         ToolKind::Read,
-        "read_file",
+        READ_FILE,
         one_line(&format!("{native} {}", patterns.join(" "))),
     );
     let mut paths = Vec::new();

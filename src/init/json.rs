@@ -7,7 +7,7 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstNode, CstObject, CstRootNode};
 
 use super::Val;
-use super::edit::Document;
+use super::doc::Document;
 
 /// A parsed JSON file.
 pub(crate) struct JsonDoc {

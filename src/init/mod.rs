@@ -24,6 +24,7 @@
 
 pub mod claude;
 pub mod codex;
+mod doc;
 pub mod edit;
 pub mod file;
 pub mod gemini;
@@ -37,7 +38,7 @@ mod toml;
 
 use std::path::{Path, PathBuf};
 
-pub use edit::Val;
+pub use doc::Val;
 pub use plan::{Change, FilePlan, Format, Plan};
 pub use report::{FileOutcome, FileStatus, Report};
 

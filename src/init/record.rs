@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::{Change, InitError};
 
@@ -133,6 +132,5 @@ impl Record {
 
 /// `<dir>/<digest of the file's path>.json`.
 fn record_path(dir: &Path, file: &Path) -> PathBuf {
-    let digest = Sha256::digest(file.as_os_str().as_encoded_bytes());
-    dir.join(format!("{}.json", &hex::encode(digest)[..16]))
+    crate::dirs::init_record_path(dir, file)
 }

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use super::core::{Supervisor, WaitHook};
-use super::pipeline::CallError;
+use super::error::CallError;
 use super::record::CallResult;
 use super::words::one_line;
 use crate::audit::{bounded_object, excerpt};

@@ -13,6 +13,7 @@ mod decide;
 mod decide_tests;
 #[cfg(test)]
 mod edit_tests;
+mod error;
 mod external;
 #[cfg(test)]
 mod external_tests;
@@ -36,7 +37,7 @@ pub use confirm::{
     ApproveAllConfirmer, ConfirmRequest, Confirmer, HEADLESS_MESSAGE, HeadlessConfirmer,
 };
 pub use core::{Supervisor, SupervisorParts, WaitHook};
+pub use error::CallError;
 pub use external::{EXTERNAL_RESULT_TIMEOUT, ExternalCall, ExternalError, ExternalResult};
-pub use pipeline::CallError;
 pub use record::CallResult;
 pub use words::refusal_message;

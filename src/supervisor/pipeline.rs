@@ -9,28 +9,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::core::{Supervisor, WaitHook};
 use super::decide::immediate;
+use super::error::CallError;
 use super::prepare::{NotPrepared, Prepared};
 use super::record::CallResult;
 use super::words::{cap_output, refusal_message, say_what_ran};
-use crate::audit::AuditError;
 use crate::call::{AgentInfo, CallInfo, Decision, EditField, Outcome, RefusedBy, ToolKind};
 use crate::tools::{Invocation, Tool, ToolOutput};
-
-/// A call that cannot get a tool result at all (JSON-RPC errors).
-#[derive(Debug, thiserror::Error)]
-pub enum CallError {
-    /// No enabled tool has this name.
-    #[error("unknown tool {name:?}; available tools: {available}")]
-    UnknownTool {
-        /// The name asked for.
-        name: String,
-        /// The enabled tools.
-        available: String,
-    },
-    /// The decision could not be recorded, so the call was not run.
-    #[error("the call was not run because its audit record could not be written: {0}")]
-    Audit(#[from] AuditError),
-}
 
 impl Supervisor {
     /// Run one call through the pipeline. `cancel` is the agent's

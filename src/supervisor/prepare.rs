@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::core::Supervisor;
-use super::pipeline::CallError;
+use super::error::CallError;
 use super::words::{one_line, short_call};
 use crate::audit::{bounded_object, excerpt};
 use crate::call::{

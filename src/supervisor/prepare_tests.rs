@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::pipeline::CallError;
+use super::error::CallError;
 use super::prepare::NotPrepared;
 use super::stage_support::{Answer, kinds, object, stage};
 use crate::call::{CallView, DecidedBy, Outcome, Subject, ToolKind, WriteAction};

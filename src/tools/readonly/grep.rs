@@ -29,6 +29,9 @@ const MAX_RESULTS: u64 = 10_000;
 /// Longest matching line shown in full, in bytes.
 const MAX_LINE: usize = 500;
 
+/// The tool's name.
+pub const NAME: &str = "grep";
+
 /// The `grep` tool.
 pub struct Grep {
     spec: ToolSpec,
@@ -39,7 +42,7 @@ impl Grep {
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: "grep",
+                name: NAME,
                 title: "Search file contents",
                 description: "Search text files for a pattern, like ripgrep. The pattern is a \
                     literal string unless regex is true (then Rust regex syntax: `fn \\w+\\(`). \
