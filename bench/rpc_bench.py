@@ -18,6 +18,9 @@ with isError, or a reply without the expected text), 2 on usage errors.
 With --json, the summary is printed as one JSON object on stdout; with
 --samples FILE, every timed round trip (ns) is also written to FILE as a
 JSON list (bench/read_file.sh merges several rounds from these).
+
+bench/rpc_bench_http.py imports the reply check, the statistics and the
+report from here, so both transports are summarized the same way.
 """
 
 from __future__ import annotations
@@ -104,6 +107,11 @@ def check_call_reply(reply: dict, expect: list[str]) -> None:
     result = reply.get("result")
     if not isinstance(result, dict):
         raise ServerError(f"reply has no result object: {json.dumps(reply)[:300]}")
+    check_result(result, expect)
+
+
+def check_result(result: dict, expect: list[str]) -> None:
+    """A `tools/call` result must not be an error and must hold every `expect` text."""
     texts = [c.get("text", "") for c in result.get("content", []) if isinstance(c, dict)]
     if result.get("isError"):
         raise ServerError(f"tool error (isError): {' '.join(texts)[:300]}")
@@ -151,11 +159,16 @@ def run(args: argparse.Namespace) -> dict:
     if args.samples:
         with open(args.samples, "w") as out:
             json.dump(samples, out)
+    return summarize(args.name, server_info, args.tool, samples)
+
+
+def summarize(name: str, server_info: dict, tool: str, samples: list[int]) -> dict:
+    """The summary of the timed round trips (ns), in microseconds."""
     ordered = sorted(samples)
     return {
-        "name": args.name,
+        "name": name,
         "server": f"{server_info.get('name', '?')} {server_info.get('version', '?')}",
-        "tool": args.tool,
+        "tool": tool,
         "calls": len(samples),
         "median_us": statistics.median(ordered) / 1000,
         "p90_us": percentile(ordered, 0.90) / 1000,
@@ -164,6 +177,32 @@ def run(args: argparse.Namespace) -> dict:
         "min_us": ordered[0] / 1000,
         "max_us": ordered[-1] / 1000,
     }
+
+
+def run_and_report(args: argparse.Namespace, run, name_width: int) -> int:
+    """Run `run(args)` under the --timeout alarm and print its summary (one
+    JSON object with --json, else one line, the name right-aligned in
+    `name_width`); the exit status."""
+
+    def on_alarm(_signum, _frame):
+        raise ServerError(f"no result after {args.timeout} s")
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(args.timeout)
+    try:
+        summary = run(args)
+    except (ServerError, OSError, ValueError) as e:
+        print(f"{args.name}: FAILED: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"{summary['name']:>{name_width}}: {summary['calls']} x {summary['tool']}  "
+            f"median {summary['median_us']:.1f} us  p90 {summary['p90_us']:.1f} us  "
+            f"p99 {summary['p99_us']:.1f} us  ({summary['server']})"
+        )
+    return 0
 
 
 def main() -> int:
@@ -183,25 +222,7 @@ def main() -> int:
     if args.calls < 1 or args.warmup < 0:
         parser.error("--calls must be >= 1 and --warmup >= 0")
 
-    def on_alarm(_signum, _frame):
-        raise ServerError(f"no result after {args.timeout} s")
-
-    signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(args.timeout)
-    try:
-        summary = run(args)
-    except (ServerError, OSError, ValueError) as e:
-        print(f"{args.name}: FAILED: {e}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(summary))
-    else:
-        print(
-            f"{summary['name']:>10}: {summary['calls']} x {summary['tool']}  "
-            f"median {summary['median_us']:.1f} us  p90 {summary['p90_us']:.1f} us  "
-            f"p99 {summary['p99_us']:.1f} us  ({summary['server']})"
-        )
-    return 0
+    return run_and_report(args, run, 10)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ its clock stopped.
         --expect MARKER -- airlock serve --http --workspace /tmp/ws
 
 Exit status: 0 on success, 1 if any call failed. With --json, the summary
-is printed as one JSON object on stdout (the same keys as rpc_bench.py).
+is printed as one JSON object on stdout (the same keys as rpc_bench.py:
+the reply check, the statistics and the report are rpc_bench.py's).
 """
 
 from __future__ import annotations
@@ -21,18 +22,12 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import signal
-import statistics
 import subprocess
 import sys
 import time
 from urllib.parse import urlsplit
 
-PROTOCOL_VERSION = "2025-11-25"
-
-
-class ServerError(Exception):
-    """The server answered with an error, or did not answer at all."""
+from rpc_bench import PROTOCOL_VERSION, ServerError, check_result, run_and_report, summarize
 
 
 def messages(body: bytes, content_type: str) -> list[dict]:
@@ -84,10 +79,6 @@ class Session:
         raise ServerError(f"{method}: no answer in {data[:300]!r}")
 
 
-def percentile(ordered: list[int], q: float) -> float:
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def run(args: argparse.Namespace) -> dict:
     stderr = open(args.stderr, "w+b") if args.stderr else subprocess.PIPE
     proc = subprocess.Popen(args.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
@@ -116,12 +107,7 @@ def run(args: argparse.Namespace) -> dict:
         samples = []
         for i in range(args.warmup + args.calls):
             result, ns = s.request("tools/call", call)
-            if result.get("isError"):
-                raise ServerError(f"tool error: {json.dumps(result)[:300]}")
-            text = "".join(c.get("text", "") for c in result.get("content", []))
-            for e in args.expect:
-                if e not in text:
-                    raise ServerError(f"reply lacks {e!r}")
+            check_result(result, args.expect)
             if i >= args.warmup:
                 samples.append(ns)
         info = init.get("serverInfo", {})
@@ -131,19 +117,7 @@ def run(args: argparse.Namespace) -> dict:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
-    ordered = sorted(samples)
-    return {
-        "name": args.name,
-        "server": f"{info.get('name', '?')} {info.get('version', '?')}",
-        "tool": args.tool,
-        "calls": len(samples),
-        "median_us": statistics.median(ordered) / 1000,
-        "p90_us": percentile(ordered, 0.90) / 1000,
-        "p99_us": percentile(ordered, 0.99) / 1000,
-        "mean_us": statistics.fmean(ordered) / 1000,
-        "min_us": ordered[0] / 1000,
-        "max_us": ordered[-1] / 1000,
-    }
+    return summarize(args.name, info, args.tool, samples)
 
 
 def main() -> int:
@@ -159,23 +133,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=int, default=600)
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
-
-    def on_alarm(_signum, _frame):
-        raise ServerError(f"no result after {args.timeout} s")
-
-    signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(args.timeout)
-    try:
-        summary = run(args)
-    except (ServerError, OSError, ValueError) as e:
-        print(f"{args.name}: FAILED: {e}", file=sys.stderr)
-        return 1
-    if args.json:
-        print(json.dumps(summary))
-    else:
-        print(f"{summary['name']:>12}: {summary['calls']} x {summary['tool']}  median {summary['median_us']:.1f} us  "
-              f"p90 {summary['p90_us']:.1f} us  p99 {summary['p99_us']:.1f} us  ({summary['server']})")
-    return 0
+    return run_and_report(args, run, 12)
 
 
 if __name__ == "__main__":

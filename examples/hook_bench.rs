@@ -22,8 +22,9 @@ fn airlock_bin() -> PathBuf {
 /// Median and 99th percentile of `samples`.
 fn stats(mut samples: Vec<Duration>) -> (Duration, Duration) {
     samples.sort();
-    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
-    (at(0.5), at(0.99))
+    // The nearest rank, rounded half up, in whole numbers.
+    let at = |percent: usize| samples[((samples.len() - 1) * percent + 50) / 100];
+    (at(50), at(99))
 }
 
 fn ms(d: Duration) -> f64 {

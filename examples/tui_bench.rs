@@ -47,6 +47,7 @@ fn main() {
             runner: airlock::call::Runner::default(),
             view: airlock::call::CallView::default(),
             edit: None,
+            grant: airlock::call::GrantShape::None,
             proposal: None,
         };
         for e in [
@@ -67,6 +68,7 @@ fn main() {
                     is_error: false,
                     truncated: false,
                     structured: None,
+                    shell_cwd: None,
                 },
             },
         ] {
@@ -121,6 +123,7 @@ fn main() {
         runner: airlock::call::Runner::default(),
         view: airlock::call::CallView::default(),
         edit: None,
+        grant: airlock::call::GrantShape::None,
         proposal: None,
     };
     app.update(Msg::Prompt {

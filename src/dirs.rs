@@ -13,6 +13,16 @@ pub const PROJECT_CONFIG: &str = ".airlock.toml";
 /// The user config file's name, in the user config directory.
 pub const USER_CONFIG: &str = "config.toml";
 
+/// The log file's name, in [`log_dir`].
+pub const LOG_FILE: &str = "airlock.log";
+
+/// The extension of an audit trail file (`<session-id>.jsonl`).
+pub const TRAIL_EXTENSION: &str = "jsonl";
+
+/// The extension of a session file in the runtime directory
+/// ([`session_info_path`]).
+pub const SESSION_INFO_EXTENSION: &str = "json";
+
 /// The user config file (`~/.config/airlock/config.toml` on Linux).
 pub fn user_config_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "airlock").map(|d| d.config_dir().join(USER_CONFIG))
@@ -33,6 +43,30 @@ pub fn data_dir(explicit: Option<&Path>) -> PathBuf {
 /// Where audit trails go inside the data directory.
 pub fn audit_dir(data_dir: &Path) -> PathBuf {
     data_dir.join("audit")
+}
+
+/// The file name of the trail of session `id`: `<id>.jsonl`.
+pub fn trail_file_name(id: &str) -> String {
+    format!("{id}.{TRAIL_EXTENSION}")
+}
+
+/// The session id a trail file name stands for (`<id>.jsonl` → `<id>`);
+/// `None` when `name` is not named like a trail. Matched as written (the
+/// extension is lower case).
+pub fn trail_id(name: &str) -> Option<&str> {
+    name.strip_suffix(TRAIL_EXTENSION)?.strip_suffix('.')
+}
+
+/// Where `airlock init` keeps its records inside the data directory.
+pub fn init_record_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("init")
+}
+
+/// The record `airlock init` keeps in `record_dir` for the configuration
+/// file `file`: `<digest of the path>.json`.
+pub fn init_record_path(record_dir: &Path, file: &Path) -> PathBuf {
+    let digest = Sha256::digest(file.as_os_str().as_encoded_bytes());
+    record_dir.join(format!("{}.json", &hex::encode(digest)[..16]))
 }
 
 /// Where the log file goes inside the data directory.
@@ -116,6 +150,10 @@ pub fn runtime_dir_candidates() -> Vec<PathBuf> {
 
 /// True when `dir` is a real directory (not a symlink) owned by us with no
 /// access for group or others.
+#[expect(
+    clippy::verbose_bit_mask,
+    reason = "`mode & 0o077 == 0` says \"no group or other bits\"; trailing_zeros() would hide it"
+)]
 pub fn is_private_dir(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir)
         .is_ok_and(|m| m.is_dir() && m.uid() == uid() && m.mode() & 0o077 == 0)
@@ -162,7 +200,66 @@ pub fn socket_path(runtime: &Path, workspace: &Path) -> PathBuf {
     runtime.join(format!("{}.sock", workspace_id(workspace)))
 }
 
+/// The hook socket of the supervisor whose MCP socket is `mcp_socket`:
+/// beside it, `<workspace-id>.hooks.sock`.
+pub fn hook_socket_path(mcp_socket: &Path) -> PathBuf {
+    let stem = mcp_socket
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    mcp_socket.with_file_name(format!("{stem}.hooks.sock"))
+}
+
 /// The session file describing the supervisor for `workspace`.
 pub fn session_info_path(runtime: &Path, workspace: &Path) -> PathBuf {
-    runtime.join(format!("{}.json", workspace_id(workspace)))
+    runtime.join(format!(
+        "{}.{SESSION_INFO_EXTENSION}",
+        workspace_id(workspace)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trail_is_named_by_its_session_id() {
+        let name = trail_file_name("20260101T000000.000Z-ab12");
+        assert_eq!(name, "20260101T000000.000Z-ab12.jsonl");
+        assert_eq!(trail_id(&name), Some("20260101T000000.000Z-ab12"));
+        assert_eq!(trail_id("x.json"), None);
+        assert_eq!(trail_id("xjsonl"), None);
+        assert_eq!(trail_id("x.JSONL"), None);
+    }
+
+    #[test]
+    fn the_hook_socket_sits_beside_the_mcp_socket() {
+        assert_eq!(
+            hook_socket_path(Path::new("/run/user/1/airlock/ab12.sock")),
+            Path::new("/run/user/1/airlock/ab12.hooks.sock")
+        );
+    }
+
+    #[test]
+    fn the_session_file_sits_beside_the_socket() {
+        let ws = Path::new("/w");
+        let rt = Path::new("/rt");
+        assert_eq!(
+            session_info_path(rt, ws).file_stem(),
+            socket_path(rt, ws).file_stem()
+        );
+        assert_eq!(
+            session_info_path(rt, ws).extension(),
+            Some(std::ffi::OsStr::new(SESSION_INFO_EXTENSION))
+        );
+    }
+
+    #[test]
+    fn init_records_are_named_by_the_file_path() {
+        let a = init_record_path(Path::new("/d"), Path::new("/p/.mcp.json"));
+        let b = init_record_path(Path::new("/d"), Path::new("/q/.mcp.json"));
+        assert_ne!(a, b);
+        assert_eq!(a.parent(), Some(Path::new("/d")));
+        assert_eq!(a.extension(), Some(std::ffi::OsStr::new("json")));
+    }
 }

@@ -1,10 +1,16 @@
 //! airlock — a terminal supervisor for AI agents.
 //!
-//! The library holds the core: the call pipeline ([`supervisor`]), the tools
-//! ([`tools`]), the path scope ([`scope`]), the policy ([`policy`]), the audit
-//! trail ([`audit`]) and the MCP server ([`mcp`]). None of it knows about
-//! terminals; front ends meet it at the [`supervisor::Confirmer`] trait and
-//! the [`supervisor::EventBus`].
+//! The library is layered, lowest first (ARCHITECTURE.md; checked by
+//! `cargo test --test layering`): the call vocabulary ([`call`]); the core —
+//! file names ([`dirs`]), the path scope ([`scope`]), the policy
+//! ([`policy`]), the tools ([`tools`]), the audit trail ([`audit`]), the
+//! kernel sandbox ([`sandbox`]), the configuration ([`config`]); the call
+//! pipeline ([`supervisor`], built by [`session`]); the transports — MCP
+//! over the socket, stdio and Streamable HTTP ([`mcp`]) and the agents'
+//! hooks ([`hooks`]); and the front ends — the TUI ([`tui`]), the trail's
+//! reports ([`report`]), `airlock init` ([`init`]) and the demo ([`demo`]).
+//! Only the TUI knows about terminals: it meets the pipeline at the
+//! [`supervisor::Confirmer`] trait and the [`call::EventBus`].
 
 #![deny(missing_docs)]
 

@@ -471,7 +471,7 @@ fn init(
         command: airlock::init::current_command()?,
         homes: airlock::init::AgentHomes::from_env()?,
         project_dir,
-        record_dir: airlock::dirs::data_dir(data_dir).join("init"),
+        record_dir: airlock::dirs::init_record_dir(&airlock::dirs::data_dir(data_dir)),
         http_url,
     };
     let report = airlock::init::run(&opts)?;
@@ -681,7 +681,7 @@ fn init_logging(
     let dir = airlock::dirs::log_dir(&airlock::dirs::data_dir(opts.data_dir.as_deref()));
     airlock::dirs::ensure_private_dir(&dir)
         .with_context(|| format!("cannot create {}", dir.display()))?;
-    let appender = tracing_appender::rolling::never(&dir, "airlock.log");
+    let appender = tracing_appender::rolling::never(&dir, airlock::dirs::LOG_FILE);
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter = tracing_subscriber::EnvFilter::try_from_env("AIRLOCK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));

@@ -100,6 +100,11 @@ async fn result_has_exit_code_and_structured_content() {
     assert_eq!(s["timed_out"], false);
     assert_eq!(s["truncated"], false);
     assert_eq!(s["cwd"], f.ws.display().to_string());
+    assert_eq!(
+        out.shell_cwd,
+        Some(f.ws.display().to_string()),
+        "typed, too"
+    );
     assert!(s["duration_ms"].is_u64());
 
     let out = f

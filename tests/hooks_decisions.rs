@@ -7,6 +7,45 @@ mod hooks_support;
 use hooks_support::{CLAUDE, CODEX, Env, GEMINI, Say, decision, of_type, reason};
 use serde_json::{Value, json};
 
+/// What an agent must get back from its hook.
+enum Want {
+    /// Claude's / Codex's `permissionDecision`.
+    Decision(&'static str),
+    /// Gemini's `decision`.
+    Gemini(&'static str),
+    /// This whole answer (`Value::Null`: none, which Codex reads as allow).
+    Exactly(Value),
+}
+
+/// Send each recorded event `(agent, fixture, want)` to `airlock hook
+/// AGENT`, in order, asserting each answer; the answers.
+async fn expect(env: &Env, cases: &[(&str, &str, Want)]) -> Vec<Value> {
+    let mut answers = Vec::new();
+    for (agent, fixture, want) in cases {
+        let (v, _) = env
+            .send(agent, &env.fixture(recorded(agent), fixture))
+            .await;
+        let what = format!("{agent} {fixture}: {v}");
+        match want {
+            Want::Decision(d) => assert_eq!(decision(&v), *d, "{what}"),
+            Want::Gemini(d) => assert_eq!(v["decision"], *d, "{what}"),
+            Want::Exactly(x) => assert_eq!(&v, x, "{what}"),
+        }
+        answers.push(v);
+    }
+    answers
+}
+
+/// Where `agent`'s recorded events are.
+fn recorded(agent: &str) -> &'static str {
+    match agent {
+        "claude" => CLAUDE,
+        "codex" => CODEX,
+        "gemini" => GEMINI,
+        other => panic!("no recorded events of {other}"),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_native_read_runs_at_once_and_lands_in_the_trail_with_its_result() {
     let mut env = Env::new(None);
@@ -75,6 +114,12 @@ async fn a_native_command_waits_for_the_human_and_the_denial_reaches_the_model()
         }
         other => panic!("the prompt shows the command, not {other:?}"),
     }
+    let command = pre["tool_input"]["command"].as_str().unwrap();
+    assert_eq!(
+        shown.grant,
+        airlock::tools::bash::grant(command),
+        "bash's grants"
+    );
     assert!(
         !shown.runner.is_airlock(),
         "the prompt says the agent runs it"
@@ -85,21 +130,24 @@ async fn a_native_command_waits_for_the_human_and_the_denial_reaches_the_model()
         reason(&v),
         "denied by the user: not now. The call was not run."
     );
-    // Codex: the same answer shape; Gemini: decision/reason.
-    let (v, _) = env
-        .send("codex", &env.fixture(CODEX, "PreToolUse-exec_command"))
-        .await;
-    assert_eq!(v, Value::Null, "Codex allows by silence");
-    let (v, _) = env
-        .send(
-            "gemini",
-            &env.fixture(GEMINI, "BeforeTool-run_shell_command"),
-        )
-        .await;
-    assert_eq!(
-        v,
-        json!({"decision": "deny", "reason": "no scripted answer"})
-    );
+    // Codex: the same answer shape (an approval is silence); Gemini:
+    // decision/reason.
+    expect(
+        &env,
+        &[
+            (
+                "codex",
+                "PreToolUse-exec_command",
+                Want::Exactly(Value::Null),
+            ),
+            (
+                "gemini",
+                "BeforeTool-run_shell_command",
+                Want::Exactly(json!({"decision": "deny", "reason": "no scripted answer"})),
+            ),
+        ],
+    )
+    .await;
     assert_eq!(env.asked(), 4);
 }
 
@@ -109,44 +157,32 @@ async fn the_same_rules_cover_native_calls() {
         "allow = [\"bash(printf *)\", \"write_file(todo.txt)\"]\ndeny = [\"WebFetch\"]\n",
     ));
     env.start(&[]);
-    let (v, _) = env
-        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash"))
-        .await;
-    assert_eq!(
-        decision(&v),
-        "allow",
-        "bash(printf *) covers a native Bash: {v}"
-    );
-    let (v, _) = env
-        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Edit"))
-        .await;
-    assert_eq!(
-        decision(&v),
-        "allow",
-        "write_file(todo.txt) covers a native Edit: {v}"
-    );
-    let (v, _) = env
-        .send("gemini", &env.fixture(GEMINI, "BeforeTool-replace"))
-        .await;
-    assert_eq!(v["decision"], "allow", "and Gemini's replace: {v}");
-    let (v, _) = env
-        .send("claude", &env.fixture(CLAUDE, "PreToolUse-WebFetch"))
-        .await;
-    assert_eq!(decision(&v), "deny");
-    assert!(reason(&v).contains("WebFetch"), "{v}");
+    let answers = expect(
+        &env,
+        &[
+            // bash(printf *) covers a native Bash,
+            ("claude", "PreToolUse-Bash", Want::Decision("allow")),
+            // write_file(todo.txt) a native Edit and Gemini's replace.
+            ("claude", "PreToolUse-Edit", Want::Decision("allow")),
+            ("gemini", "BeforeTool-replace", Want::Gemini("allow")),
+            ("claude", "PreToolUse-WebFetch", Want::Decision("deny")),
+        ],
+    )
+    .await;
+    assert!(reason(&answers[3]).contains("WebFetch"), "{}", answers[3]);
     assert_eq!(env.asked(), 0);
     // Control: without the rules the same calls are asked (and the
     // scripted human, out of answers, refuses).
     let mut bare = Env::new(None);
     bare.start(&[]);
-    let (v, _) = bare
-        .send("claude", &bare.fixture(CLAUDE, "PreToolUse-Bash"))
-        .await;
-    assert_eq!(decision(&v), "deny");
-    let (v, _) = bare
-        .send("claude", &bare.fixture(CLAUDE, "PreToolUse-Edit"))
-        .await;
-    assert_eq!(decision(&v), "deny");
+    expect(
+        &bare,
+        &[
+            ("claude", "PreToolUse-Bash", Want::Decision("deny")),
+            ("claude", "PreToolUse-Edit", Want::Decision("deny")),
+        ],
+    )
+    .await;
     assert_eq!(bare.asked(), 2);
 }
 
@@ -158,36 +194,31 @@ async fn an_edited_command_rewrites_the_agents_input() {
         Say::Edit("printf 'edited'"),
         Say::Edit("printf 'edited'"),
     ]);
-    let (v, _) = env
-        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Bash"))
-        .await;
-    assert_eq!(decision(&v), "allow");
+    let [claude, codex, gemini] = &expect(
+        &env,
+        &[
+            ("claude", "PreToolUse-Bash", Want::Decision("allow")),
+            ("codex", "PreToolUse-exec_command", Want::Decision("allow")),
+            (
+                "gemini",
+                "BeforeTool-run_shell_command",
+                Want::Gemini("allow"),
+            ),
+        ],
+    )
+    .await[..] else {
+        unreachable!("three cases, three answers")
+    };
+    for (v, input) in [
+        (claude, &claude["hookSpecificOutput"]["updatedInput"]),
+        (codex, &codex["hookSpecificOutput"]["updatedInput"]),
+        (gemini, &gemini["hookSpecificOutput"]["tool_input"]),
+    ] {
+        assert_eq!(input["command"], "printf 'edited'", "{v}");
+    }
     assert_eq!(
-        v["hookSpecificOutput"]["updatedInput"]["command"],
-        "printf 'edited'"
-    );
-    assert_eq!(
-        v["hookSpecificOutput"]["updatedInput"]["description"], "print a line",
+        claude["hookSpecificOutput"]["updatedInput"]["description"], "print a line",
         "the rest of the input is kept"
-    );
-    let (v, _) = env
-        .send("codex", &env.fixture(CODEX, "PreToolUse-exec_command"))
-        .await;
-    assert_eq!(decision(&v), "allow");
-    assert_eq!(
-        v["hookSpecificOutput"]["updatedInput"]["command"],
-        "printf 'edited'"
-    );
-    let (v, _) = env
-        .send(
-            "gemini",
-            &env.fixture(GEMINI, "BeforeTool-run_shell_command"),
-        )
-        .await;
-    assert_eq!(v["decision"], "allow");
-    assert_eq!(
-        v["hookSpecificOutput"]["tool_input"]["command"],
-        "printf 'edited'"
     );
     let decided = of_type(&env.audit(), "call_decided")
         .iter()
@@ -212,18 +243,15 @@ async fn an_edit_that_a_rule_denies_is_refused_not_rewritten() {
 async fn a_native_write_shows_the_diff_from_the_disk() {
     let mut env = Env::new(None);
     env.start(&[Say::Yes, Say::Yes, Say::Yes]);
-    let (v, _) = env
-        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Edit"))
-        .await;
-    assert_eq!(decision(&v), "allow");
-    let (v, _) = env
-        .send("claude", &env.fixture(CLAUDE, "PreToolUse-Write"))
-        .await;
-    assert_eq!(decision(&v), "allow");
-    let (v, _) = env
-        .send("gemini", &env.fixture(GEMINI, "BeforeTool-replace"))
-        .await;
-    assert_eq!(v["decision"], "allow");
+    expect(
+        &env,
+        &[
+            ("claude", "PreToolUse-Edit", Want::Decision("allow")),
+            ("claude", "PreToolUse-Write", Want::Decision("allow")),
+            ("gemini", "BeforeTool-replace", Want::Gemini("allow")),
+        ],
+    )
+    .await;
     let asked = env.script.asked.lock().unwrap().clone();
     let diff = |i: usize| {
         asked[i]
@@ -266,14 +294,23 @@ fn hex_sha256(b: &[u8]) -> String {
 async fn a_patch_shows_every_file_it_touches() {
     let mut env = Env::new(None);
     env.start(&[Say::Yes, Say::Yes]);
-    let (v, _) = env
-        .send("codex", &env.fixture(CODEX, "PreToolUse-apply_patch-multi"))
-        .await;
-    assert_eq!(v, Value::Null, "approved: Codex allows by silence");
-    let (v, _) = env
-        .send("codex", &env.fixture(CODEX, "PreToolUse-apply_patch-move"))
-        .await;
-    assert_eq!(v, Value::Null);
+    // Approved: Codex allows by silence.
+    expect(
+        &env,
+        &[
+            (
+                "codex",
+                "PreToolUse-apply_patch-multi",
+                Want::Exactly(Value::Null),
+            ),
+            (
+                "codex",
+                "PreToolUse-apply_patch-move",
+                Want::Exactly(Value::Null),
+            ),
+        ],
+    )
+    .await;
     let asked = env.script.asked.lock().unwrap().clone();
     let patch = env.fixture(CODEX, "PreToolUse-apply_patch-multi")["tool_input"]["command"]
         .as_str()
@@ -299,21 +336,19 @@ async fn a_patch_shows_every_file_it_touches() {
 async fn calls_to_airlocks_own_tools_pass_without_a_second_prompt() {
     let mut env = Env::new(None);
     env.start(&[]);
-    let (v, _) = env
-        .send("claude", &env.fixture(CLAUDE, "PreToolUse-mcp"))
-        .await;
-    assert_eq!(decision(&v), "allow");
-    let (v, _) = env
-        .send("codex", &env.fixture(CODEX, "PreToolUse-mcp"))
-        .await;
-    assert_eq!(v, Value::Null);
-    let (v, _) = env
-        .send(
-            "gemini",
-            &env.fixture(GEMINI, "BeforeTool-mcp_airlock_read_file"),
-        )
-        .await;
-    assert_eq!(v["decision"], "allow");
+    expect(
+        &env,
+        &[
+            ("claude", "PreToolUse-mcp", Want::Decision("allow")),
+            ("codex", "PreToolUse-mcp", Want::Exactly(Value::Null)),
+            (
+                "gemini",
+                "BeforeTool-mcp_airlock_read_file",
+                Want::Gemini("allow"),
+            ),
+        ],
+    )
+    .await;
     assert_eq!(env.asked(), 0);
     assert!(
         of_type(&env.audit(), "call_requested").is_empty(),

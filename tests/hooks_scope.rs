@@ -6,6 +6,7 @@ mod hooks_support;
 
 use hooks_support::{CLAUDE, CODEX, Env, GEMINI, Say, decision, of_type, reason};
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 /// What airlock's own `read_file` says about `path` in `env`'s workspace.
 async fn read_tool_says(env: &Env, path: &str) -> String {
@@ -14,7 +15,13 @@ async fn read_tool_says(env: &Env, path: &str) -> String {
     let mut args = serde_json::Map::new();
     args.insert("path".into(), json!(path));
     let out = sup
-        .call(&agent, "read_file", Some(args), Default::default(), None)
+        .call(
+            &agent,
+            "read_file",
+            Some(args),
+            CancellationToken::default(),
+            None,
+        )
         .await
         .unwrap();
     assert!(out.is_error, "{}", out.text);

@@ -38,6 +38,7 @@ fn trail(data: &Path) -> PathBuf {
             runner: airlock::call::Runner::default(),
             view: airlock::call::CallView::default(),
             edit: None,
+            grant: airlock::call::GrantShape::None,
             proposal: None,
         };
         log.append(&AuditEvent::CallRequested { call }).unwrap();

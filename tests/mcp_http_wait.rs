@@ -13,74 +13,23 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
-use airlock::audit::AuditLog;
-use airlock::call::{ApprovedBy, Decision, EventBus};
 use airlock::config::http::HttpConfig;
 use airlock::mcp::http::HttpServer;
-use airlock::policy::Policy;
-use airlock::scope::Scope;
-use airlock::supervisor::{ConfirmRequest, Confirmer, Supervisor, SupervisorParts};
-use airlock::tools::{Limits, ToolRegistry};
-use async_trait::async_trait;
 use mcp_http_support::{Endpoint, Session};
+use mcp_support::waiting::Waiting;
 use mcp_support::{of_type, read_audit, wait_for};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
-use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-/// Approves after a delay, or never answers (`delay: None`).
-struct Scripted {
-    delay: Option<Duration>,
-    asked: Notify,
-}
-
-#[async_trait]
-impl Confirmer for Scripted {
-    async fn confirm(&self, _r: ConfirmRequest) -> Decision {
-        self.asked.notify_one();
-        match self.delay {
-            Some(d) => {
-                tokio::time::sleep(d).await;
-                Decision::approve(ApprovedBy::User)
-            }
-            None => std::future::pending().await,
-        }
-    }
-    fn name(&self) -> &'static str {
-        "scripted"
-    }
-}
-
 struct Setup {
-    _dir: tempfile::TempDir,
-    root: std::path::PathBuf,
-    audit: std::path::PathBuf,
-    confirmer: Arc<Scripted>,
+    ws: Waiting,
     ep: Endpoint,
     _stop: tokio_util::sync::DropGuard,
 }
 
 fn setup(delay: Option<Duration>) -> Setup {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    std::fs::create_dir_all(&root).unwrap();
-    let root = std::fs::canonicalize(&root).unwrap();
-    let audit = dir.path().join("audit.jsonl");
-    let confirmer = Arc::new(Scripted {
-        delay,
-        asked: Notify::new(),
-    });
-    let sup = Supervisor::new(SupervisorParts {
-        scope: Scope::new(&root, &[], &[]).unwrap(),
-        tools: ToolRegistry::all(),
-        policy: Policy::new(),
-        confirmer: confirmer.clone(),
-        audit: Arc::new(AuditLog::create(&audit).unwrap()),
-        limits: Limits::default(),
-        approval_timeout: None,
-        events: EventBus::default(),
-    });
+    let ws = Waiting::new(delay);
     let config = HttpConfig {
         listen: Some("127.0.0.1:0".into()),
         ..Default::default()
@@ -88,12 +37,9 @@ fn setup(delay: Option<Duration>) -> Setup {
     let server = HttpServer::bind(&config).unwrap().expect("HTTP on");
     let ep = Endpoint::from_url(&server.listening().url);
     let stop = CancellationToken::new();
-    tokio::spawn(server.serve(sup, stop.clone()));
+    tokio::spawn(server.serve(ws.supervisor(), stop.clone()));
     Setup {
-        _dir: dir,
-        root,
-        audit,
-        confirmer,
+        ws,
         ep,
         _stop: stop.drop_guard(),
     }
@@ -128,7 +74,7 @@ async fn progress_reaches_the_client_while_the_call_waits() {
     assert_eq!(answer["id"], 5);
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     assert_eq!(
-        std::fs::read_to_string(s.root.join("note.txt")).unwrap(),
+        std::fs::read_to_string(s.ws.root.join("note.txt")).unwrap(),
         "hi\n"
     );
 }
@@ -141,19 +87,19 @@ async fn cancelled_notification_cancels_a_waiting_call() {
         let session = session.clone();
         tokio::spawn(async move { session.post(&write_call(9, "never.txt", false)).await })
     };
-    tokio::time::timeout(Duration::from_secs(10), s.confirmer.asked.notified())
+    tokio::time::timeout(Duration::from_secs(10), s.ws.confirmer.asked.notified())
         .await
         .expect("the call reaches the confirmer");
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 9, "reason": "changed my mind"}});
     assert_eq!(session.post(&cancel).await.status, 202);
     wait_for("the cancelled call's records", 10, || {
-        of_type(&read_audit(&s.audit), "call_finished").len() == 1
+        of_type(&read_audit(&s.ws.audit), "call_finished").len() == 1
     })
     .await;
-    let records = read_audit(&s.audit);
+    let records = read_audit(&s.ws.audit);
     assert_eq!(of_type(&records, "call_finished")[0]["status"], "cancelled");
-    assert!(!s.root.join("never.txt").exists(), "nothing was written");
+    assert!(!s.ws.root.join("never.txt").exists(), "nothing was written");
     let _ = tokio::time::timeout(Duration::from_secs(5), pending).await;
 }
 
@@ -179,17 +125,17 @@ async fn waiting_call(disconnect: bool) -> (bool, Vec<Value>) {
     head.push_str("\r\n");
     raw.write_all(head.as_bytes()).await.unwrap();
     raw.write_all(&body).await.unwrap();
-    tokio::time::timeout(Duration::from_secs(10), s.confirmer.asked.notified())
+    tokio::time::timeout(Duration::from_secs(10), s.ws.confirmer.asked.notified())
         .await
         .expect("the call reaches the confirmer");
     if disconnect {
         drop(raw);
     }
     wait_for("the call to finish", 15, || {
-        of_type(&read_audit(&s.audit), "call_finished").len() == 1
+        of_type(&read_audit(&s.ws.audit), "call_finished").len() == 1
     })
     .await;
-    (s.root.join("left.txt").exists(), read_audit(&s.audit))
+    (s.ws.root.join("left.txt").exists(), read_audit(&s.ws.audit))
 }
 
 #[tokio::test]

@@ -6,17 +6,11 @@
 
 mod mcp_support;
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use airlock::audit::AuditLog;
-use airlock::call::{ApprovedBy, Decision, EventBus};
-use airlock::policy::Policy;
-use airlock::scope::Scope;
-use airlock::supervisor::{ConfirmRequest, Confirmer, Supervisor, SupervisorParts};
-use airlock::tools::{Limits, ToolRegistry};
-use async_trait::async_trait;
+use airlock::supervisor::Supervisor;
+use mcp_support::waiting::{self, Scripted, Waiting};
 use mcp_support::{args, of_type, read_audit, wait_for};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
@@ -25,32 +19,8 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::json;
-use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-
-/// Approves after a delay, or never answers (`delay: None`).
-struct Scripted {
-    delay: Option<Duration>,
-    asked: Notify,
-}
-
-#[async_trait]
-impl Confirmer for Scripted {
-    async fn confirm(&self, _r: ConfirmRequest) -> Decision {
-        self.asked.notify_one();
-        match self.delay {
-            Some(d) => {
-                tokio::time::sleep(d).await;
-                Decision::approve(ApprovedBy::User)
-            }
-            None => std::future::pending().await,
-        }
-    }
-    fn name(&self) -> &'static str {
-        "scripted"
-    }
-}
 
 /// A client that keeps the progress notifications it receives.
 #[derive(Clone, Default)]
@@ -74,32 +44,15 @@ impl ClientHandler for ProgressClient {
 }
 
 struct Setup {
-    _dir: tempfile::TempDir,
-    root: PathBuf,
-    audit: PathBuf,
-    confirmer: Arc<Scripted>,
+    ws: Waiting,
     client: RunningService<RoleClient, ProgressClient>,
     progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
     server: JoinHandle<()>,
 }
 
-/// A supervisor on `root` with this confirmer, serving MCP over an
-/// in-process pipe: the client's end and the server task.
-fn serve_in_process(
-    root: &std::path::Path,
-    audit: &std::path::Path,
-    confirmer: Arc<Scripted>,
-) -> (tokio::io::DuplexStream, JoinHandle<()>) {
-    let sup = Supervisor::new(SupervisorParts {
-        scope: Scope::new(root, &[], &[]).unwrap(),
-        tools: ToolRegistry::all(),
-        policy: Policy::new(),
-        confirmer,
-        audit: Arc::new(AuditLog::create(audit).unwrap()),
-        limits: Limits::default(),
-        approval_timeout: None,
-        events: EventBus::default(),
-    });
+/// The supervisor serving MCP over an in-process pipe: the client's end
+/// and the server task.
+fn serve_in_process(sup: Arc<Supervisor>) -> (tokio::io::DuplexStream, JoinHandle<()>) {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (read, write) = tokio::io::split(server_io);
     let tools = airlock::mcp::handler::tool_list(&sup);
@@ -114,24 +67,13 @@ fn serve_in_process(
 }
 
 async fn setup(delay: Option<Duration>) -> Setup {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("ws");
-    std::fs::create_dir_all(&root).unwrap();
-    let root = std::fs::canonicalize(&root).unwrap();
-    let audit = dir.path().join("audit.jsonl");
-    let confirmer = Arc::new(Scripted {
-        delay,
-        asked: Notify::new(),
-    });
-    let (client_io, server) = serve_in_process(&root, &audit, confirmer.clone());
+    let ws = Waiting::new(delay);
+    let (client_io, server) = serve_in_process(ws.supervisor());
     let handler = ProgressClient::default();
     let progress = handler.0.clone();
     let client = handler.serve(client_io).await.unwrap();
     Setup {
-        _dir: dir,
-        root,
-        audit,
-        confirmer,
+        ws,
         client,
         progress,
         server,
@@ -162,7 +104,7 @@ async fn progress_is_sent_while_the_call_waits_for_approval() {
         .unwrap();
     assert_eq!(r.is_error, Some(false), "{r:?}");
     assert_eq!(
-        std::fs::read_to_string(s.root.join("note.txt")).unwrap(),
+        std::fs::read_to_string(s.ws.root.join("note.txt")).unwrap(),
         "hi\n"
     );
     let progress = s.progress.lock().unwrap().clone();
@@ -186,12 +128,12 @@ async fn cancelled_notification_cancels_a_waiting_call_and_is_audited() {
         .send_cancellable_request(write_request("never.txt"), PeerRequestOptions::no_options())
         .await
         .unwrap();
-    tokio::time::timeout(Duration::from_secs(10), s.confirmer.asked.notified())
+    tokio::time::timeout(Duration::from_secs(10), s.ws.confirmer.asked.notified())
         .await
         .expect("the call reaches the confirmer");
     handle.cancel(Some("changed my mind".into())).await.unwrap();
 
-    let audit = s.audit.clone();
+    let audit = s.ws.audit.clone();
     wait_for("the cancelled call's records", 10, || {
         of_type(&read_audit(&audit), "call_finished").len() == 1
     })
@@ -199,7 +141,7 @@ async fn cancelled_notification_cancels_a_waiting_call_and_is_audited() {
     let records = read_audit(&audit);
     assert_eq!(of_type(&records, "call_decided")[0]["by"], "cancelled");
     assert_eq!(of_type(&records, "call_finished")[0]["status"], "cancelled");
-    assert!(!s.root.join("never.txt").exists(), "nothing was written");
+    assert!(!s.ws.root.join("never.txt").exists(), "nothing was written");
 
     // The session goes on.
     let r = s
@@ -228,7 +170,7 @@ async fn a_disconnect_cancels_the_waiting_call_before_the_agent_leaves() {
         )
         .await
         .unwrap();
-    tokio::time::timeout(Duration::from_secs(10), s.confirmer.asked.notified())
+    tokio::time::timeout(Duration::from_secs(10), s.ws.confirmer.asked.notified())
         .await
         .expect("the call reaches the confirmer");
     s.client.cancel().await.unwrap();
@@ -236,7 +178,7 @@ async fn a_disconnect_cancels_the_waiting_call_before_the_agent_leaves() {
         .await
         .expect("the connection winds down")
         .unwrap();
-    let records = read_audit(&s.audit);
+    let records = read_audit(&s.ws.audit);
     let types: Vec<_> = records
         .iter()
         .map(|r| r["type"].as_str().unwrap())
@@ -254,7 +196,7 @@ async fn a_disconnect_cancels_the_waiting_call_before_the_agent_leaves() {
     assert_eq!(records[2]["by"], "disconnected");
     assert_eq!(records[3]["status"], "cancelled");
     assert_eq!(records[4]["agent"]["name"], "waiting-agent");
-    assert!(!s.root.join("orphan.txt").exists());
+    assert!(!s.ws.root.join("orphan.txt").exists());
 }
 
 /// Raw JSON-RPC over the same in-process connection: the client's own
@@ -265,11 +207,12 @@ async fn raw_progress_token_is_echoed_while_waiting_and_absent_without_one() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let sup_dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(sup_dir.path()).unwrap();
-    let confirmer = Arc::new(Scripted {
-        delay: Some(Duration::from_secs(11)),
-        asked: Notify::new(),
-    });
-    let (client_io, server) = serve_in_process(&root, &root.join("audit.jsonl"), confirmer);
+    let confirmer = Scripted::new(Some(Duration::from_secs(11)));
+    let (client_io, server) = serve_in_process(waiting::supervisor(
+        &root,
+        &root.join("audit.jsonl"),
+        confirmer,
+    ));
     let (cr, mut cw) = tokio::io::split(client_io);
     let mut lines = BufReader::new(cr).lines();
     let send = |v: serde_json::Value| format!("{v}\n");

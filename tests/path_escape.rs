@@ -142,7 +142,7 @@ impl Env {
         match tokio::time::timeout(Duration::from_secs(20), fut).await {
             Ok(Ok(out)) => out,
             Ok(Err(e)) => panic!("{tool} {args}: call error {e}"),
-            Err(_) => panic!("{tool} {args}: hung"),
+            Err(elapsed) => panic!("{tool} {args}: hung ({elapsed})"),
         }
     }
 
@@ -240,7 +240,7 @@ fn hostile(e: &Env) -> Vec<(String, &'static str)> {
         ("a".repeat(300), "name too long"),
         ("d/".repeat(2100) + "x", "name too long"),
         ("ok.txt\0.env".into(), "NUL"),
-        ("".into(), "empty path"),
+        (String::new(), "empty path"),
     ];
     for (rel, _) in SECRETS {
         let pattern = match *rel {

@@ -176,7 +176,7 @@ fn modes() {
 #[test]
 fn session_grants_exact_prefix_file_and_revoke() {
     let p = Policy::with_rules(Mode::Default, Vec::new(), Path::new("/ws"), false);
-    let g = p.grant(GrantScope::ExactCommand("make test".into()));
+    let g = p.grant(GrantScope::ExactCommand("make test".into()), &["bash"]);
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("make test"));
     assert_eq!(
         (v.verdict, v.source.describe()),
@@ -194,7 +194,7 @@ fn session_grants_exact_prefix_file_and_revoke() {
         Verdict::Ask
     );
 
-    p.grant(GrantScope::Prefix("cargo test".into()));
+    p.grant(GrantScope::Prefix("cargo test".into()), &["bash"]);
     assert_eq!(
         p.evaluate("bash", ToolKind::Exec, &cmd("cargo test --release -p x"))
             .verdict,
@@ -211,7 +211,10 @@ fn session_grants_exact_prefix_file_and_revoke() {
         Verdict::Ask
     );
 
-    p.grant(GrantScope::File("/ws/src/main.rs".into()));
+    p.grant(
+        GrantScope::File("/ws/src/main.rs".into()),
+        &["write_file", "edit_file"],
+    );
     assert_eq!(
         p.evaluate("edit_file", ToolKind::Write, &paths(&["/ws/src/main.rs"]))
             .verdict,
@@ -291,7 +294,7 @@ fn prefix_grants_combine_with_allow_rules() {
             .verdict,
         Verdict::Ask
     );
-    p.grant(GrantScope::Prefix("cargo test".into()));
+    p.grant(GrantScope::Prefix("cargo test".into()), &["bash"]);
     let v = p.evaluate("bash", ToolKind::Exec, &cmd("ls && cargo test"));
     assert_eq!(v.verdict, Verdict::Allow);
     assert!(

@@ -112,7 +112,7 @@ fn prefix_rules_do_not_admit_code_loading_options() {
             .trim_end_matches('*')
             .trim();
         let g = policy(&[], ws);
-        g.grant(GrantScope::Prefix(words.to_owned()));
+        g.grant(GrantScope::Prefix(words.to_owned()), &["bash"]);
         if words.contains(' ') {
             assert_eq!(
                 verdict(&g, benign),

@@ -245,10 +245,14 @@ fn wait_for_socket(run: &Path, supervisor: &mut Child) -> PathBuf {
         let found = std::fs::read_dir(run).ok().and_then(|entries| {
             entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                // The MCP socket, not the agents' hooks socket beside it.
+                // The MCP socket, not the agents' hooks socket beside it,
+                // once the session file that names it (and the HTTP URL)
+                // is written: the socket is bound first, so a client that
+                // finds the file can connect at once.
                 .find(|p| {
                     p.extension().and_then(|e| e.to_str()) == Some("sock")
                         && !p.to_string_lossy().ends_with(".hooks.sock")
+                        && p.with_extension("json").exists()
                 })
         });
         if let Some(sock) = found {

@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 use real_agents_support::http::Server;
 use real_agents_support::procs::{Relay, relays_in};
 use real_agents_support::pty::Tui;
-use real_agents_support::script::{Step, airlock_tool, flatten};
-use real_agents_support::{Agent, Home, agent_command, init, model, run, user_settings};
+use real_agents_support::scenario::{Setup, all_agents, received};
+use real_agents_support::script::{Step, airlock_tool};
+use real_agents_support::{Agent, Home, agent_command, init, model, run};
 use serde_json::{Value, json};
 
 const PROMPT: &str = "Use airlock's tools to look at notes.txt, find grep-needle, run the \
@@ -87,20 +88,6 @@ fn workspace(h: &Home) {
     h.write("ws/todo.txt", "title: ship it\nstatus: draft\n");
 }
 
-/// The tool results the model received in the agent's last turn, each
-/// flattened (see `flatten`).
-fn received(agent: Agent, server: &Server) -> Vec<String> {
-    server
-        .requests()
-        .iter()
-        .map(|r| real_agents_support::results(agent, &r.body))
-        .max_by_key(std::vec::Vec::len)
-        .unwrap_or_default()
-        .iter()
-        .map(flatten)
-        .collect()
-}
-
 /// What the test checks, each failure a line.
 #[derive(Default)]
 struct Failures(Vec<String>);
@@ -130,13 +117,9 @@ async fn drive(tui: &mut Tui, ws: &std::path::Path) -> Result<Vec<Relay>, String
 #[expect(clippy::too_many_lines, reason = "one scenario, read top to bottom")]
 async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, String> {
     let started = Instant::now();
-    let h = Home::new();
-    workspace(&h);
-    let server = Server::start(model(agent, steps())).await;
-    user_settings(&h, agent, &server.url);
-    let _ = init(&h, agent);
-    let mut tui = Tui::start(&h.ws, &h.data, &h.env());
-    tui.wait_for_new("No calls yet", 60).await?;
+    let Setup {
+        h, server, mut tui, ..
+    } = Setup::start(agent, workspace, |_| steps(), &["--no-hooks"]).await?;
 
     let mut task = tokio::spawn(run(
         agent_command(&h, agent, &cli, &server.url, PROMPT),
@@ -370,20 +353,7 @@ fn audit_checks(h: &Home, agent: Agent, f: &mut Failures) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn three_agents_read_grep_run_edit_and_are_denied_through_airlock() {
-    let mut runs = Vec::new();
-    for agent in [Agent::Claude, Agent::Codex, Agent::Gemini] {
-        if let Some(cli) = agent.cli() {
-            runs.push(tokio::spawn(scenario(agent, cli)));
-        }
-    }
-    let mut failures = Vec::new();
-    for r in runs {
-        match r.await.unwrap() {
-            Ok(note) => eprintln!("{note}"),
-            Err(e) => failures.push(e),
-        }
-    }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+    all_agents(scenario).await;
 }
 
 /// Claude Code started before airlock, its server registered (by `airlock

@@ -1,7 +1,7 @@
 //! Records the hook events the pinned agent CLIs send, into
 //! tests/fixtures/hooks/<agent>-<version>/ (see the README there). Not part
 //! of the normal run: `cargo test --test real_agents_capture -- --ignored`
-//! (with scripts/test.sh's AIRLOCK_TEST_* variables) captures them again.
+//! (with scripts/test.sh's `AIRLOCK_TEST_*` variables) captures them again.
 //!
 //! Each agent gets a private home configured by `airlock init AGENT
 //! --no-hooks` (airlock's MCP server, for the MCP tool call) plus a capture
@@ -12,12 +12,15 @@
 mod pty_support;
 mod real_agents_support;
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use real_agents_support::http::Server;
 use real_agents_support::pty::Tui;
+use real_agents_support::scenario::last_results;
 use real_agents_support::script::{Step, flatten};
-use real_agents_support::{Agent, Home, agent_command_with, model, run, user_settings};
+use real_agents_support::{Agent, Home, agent_command_with, init_with, model, run, user_settings};
 use serde_json::{Value, json};
 
 /// `airlock init` without its own hooks: the capture hook is the only one.
@@ -294,7 +297,7 @@ fn gemini_steps(h: &Home, url: &str) -> Vec<(&'static str, Step)> {
 fn hook_command(dir: &Path, event: &str, answer: &str) -> String {
     let mut c = format!("{} {} {event}", capture_hook(), dir.display());
     if !answer.is_empty() {
-        c.push_str(&format!(" '{answer}'"));
+        let _ = write!(c, " '{answer}'");
     }
     c
 }
@@ -353,11 +356,12 @@ fn install_capture(h: &Home, agent: Agent, dir: &Path) {
             let path = h.home.join(".codex/config.toml");
             let mut text = std::fs::read_to_string(&path).unwrap();
             for event in ["PreToolUse", "PostToolUse"] {
-                text.push_str(&format!(
+                let _ = write!(
+                    text,
                     "\n[[hooks.{event}]]\n\n[[hooks.{event}.hooks]]\ntype = \"command\"\n\
                      command = {}\ntimeout = 60\n",
                     toml_str(&hook_command(dir, event, ""))
-                ));
+                );
             }
             std::fs::write(&path, text).unwrap();
         }
@@ -418,7 +422,7 @@ fn label_of(
     if let Some(i) = text.find("_scripted_") {
         let n: String = text[i + 10..]
             .chars()
-            .take_while(|c| c.is_ascii_digit())
+            .take_while(char::is_ascii_digit)
             .collect();
         if let Some((l, _)) = n.parse::<usize>().ok().and_then(|n| labels.get(n)) {
             return l.to_string();
@@ -437,8 +441,7 @@ fn label_of(
         .iter()
         .filter(|(_, t)| t.as_deref() == Some(tool))
         .nth(seen)
-        .map(|(l, _)| l.to_string())
-        .unwrap_or_else(|| tool.to_string())
+        .map_or_else(|| tool.to_string(), |(l, _)| l.to_string())
 }
 
 fn anonymise(text: &str, h: &Home) -> String {
@@ -503,17 +506,113 @@ fn install_probe(h: &Home, agent: Agent, dir: &Path) {
         Agent::Codex => {
             let path = h.home.join(".codex/config.toml");
             let mut text = std::fs::read_to_string(&path).unwrap();
-            text.push_str(&format!(
+            let _ = write!(
+                text,
                 "\n[[hooks.PreToolUse]]\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n\
                  command = {}\ntimeout = {timeout}\n",
                 toml_str(&command)
-            ));
+            );
             std::fs::write(&path, text).unwrap();
         }
         Agent::Gemini => edit_json(&h.home.join(".gemini/settings.json"), |v| {
             v["hooks"] = json!({ "BeforeTool": [{ "hooks": [
                 { "type": "command", "command": command, "timeout": timeout }] }] });
         }),
+    }
+}
+
+/// Each step's label with the native tool it calls (`None`: not native).
+type Labels = Vec<(&'static str, Option<String>)>;
+
+/// The steps of `agent`'s `pass` (web fetches to `url`), then the closing
+/// words, and their labels.
+fn labelled_steps(agent: Agent, pass: Pass, h: &Home, url: &str) -> (Labels, Vec<Step>) {
+    let labelled = match (agent, pass) {
+        (_, Pass::Probe) => probe_steps(agent),
+        (Agent::Claude, _) => claude_steps(h, url),
+        (Agent::Codex, Pass::Native) => codex_steps(h, url),
+        (Agent::Codex, Pass::Mcp) => codex_mcp_steps(h, url),
+        (Agent::Gemini, _) => gemini_steps(h, url),
+    };
+    let labels: Labels = labelled
+        .iter()
+        .map(|(l, s)| {
+            let tool = match s {
+                Step::Native { tool, .. } => Some(tool.to_string()),
+                _ => None,
+            };
+            (*l, tool)
+        })
+        .collect();
+    let mut steps: Vec<Step> = labelled.into_iter().map(|(_, s)| s).collect();
+    steps.push(Step::Say("capture-done"));
+    (labels, steps)
+}
+
+/// airlock's MCP server by `airlock init AGENT --no-hooks`, the agent's own
+/// tools back on, and the capture hook (or for a probe, the probe hook)
+/// writing into `dir`.
+fn configure(h: &Home, agent: Agent, pass: Pass, dir: &Path) {
+    init_with(h, agent, INIT_ARGS);
+    native_tools_on(h, agent);
+    match pass {
+        Pass::Probe => install_probe(h, agent, dir),
+        _ => install_capture(h, agent, dir),
+    }
+}
+
+/// Each captured payload (`files`) into `target` as `EVENT-LABEL.json`,
+/// anonymised; what was written, with the hook's environment.
+fn save_payloads(
+    files: &[PathBuf],
+    target: &Path,
+    labels: &[(&'static str, Option<String>)],
+    h: &Home,
+) -> Vec<Value> {
+    let mut used = Vec::new();
+    let mut written = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let payload: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let event = payload["hook_event_name"].as_str().unwrap_or("unknown");
+        let tool = payload["tool_name"].as_str().unwrap_or("unknown");
+        let label = label_of(&payload, tool, labels, &mut used);
+        let name = format!("{event}-{label}.json");
+        let pretty = serde_json::to_string_pretty(&payload).unwrap();
+        std::fs::write(target.join(&name), anonymise(&pretty, h) + "\n").unwrap();
+        let env = std::fs::read_to_string(f.with_extension("env")).unwrap_or_default();
+        written.push(json!({ "file": name, "tool": tool,
+            "env": env.lines().collect::<Vec<_>>() }));
+    }
+    written
+}
+
+/// The tools offered in the turn that offered the most, by name.
+fn offered_names(agent: Agent, server: &Server) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .map(|r| real_agents_support::offered(agent, &r.body))
+        .max_by_key(Vec::len)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| match &t.namespace {
+            Some(ns) => format!("{ns}/{}", t.name),
+            None if t.custom => format!("{} (freeform)", t.name),
+            None => t.name.clone(),
+        })
+        .collect()
+}
+
+/// The agent's exit status, stdout and stderr (or why it did not finish).
+fn outcome(out: &Result<Output, String>) -> (String, String, String) {
+    match out {
+        Ok(o) => (
+            o.status.to_string(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        ),
+        Err(e) => (e.clone(), String::new(), String::new()),
     }
 }
 
@@ -527,39 +626,10 @@ async fn capture(agent: Agent, pass: Pass) {
     std::fs::create_dir_all(&dir).unwrap();
     // Web fetches go to a closed port on 127.0.0.1 (tests talk to no
     // other host): the pre-tool event is what matters.
-    let url = "http://127.0.0.1:9";
-    let labelled = match (agent, pass) {
-        (_, Pass::Probe) => probe_steps(agent),
-        (Agent::Claude, _) => claude_steps(&h, url),
-        (Agent::Codex, Pass::Native) => codex_steps(&h, url),
-        (Agent::Codex, Pass::Mcp) => codex_mcp_steps(&h, url),
-        (Agent::Gemini, _) => gemini_steps(&h, url),
-    };
-    let labels: Vec<(&'static str, Option<String>)> = labelled
-        .iter()
-        .map(|(l, s)| {
-            let tool = match s {
-                Step::Native { tool, .. } => Some(tool.to_string()),
-                _ => None,
-            };
-            (*l, tool)
-        })
-        .collect();
-    let mut steps: Vec<Step> = labelled.into_iter().map(|(_, s)| s).collect();
-    steps.push(Step::Say("capture-done"));
+    let (labels, steps) = labelled_steps(agent, pass, &h, "http://127.0.0.1:9");
     let server = Server::start(model(agent, steps)).await;
     user_settings(&h, agent, &server.url);
-    let mut init = vec!["init", agent.id()];
-    init.extend(INIT_ARGS);
-    if agent == Agent::Gemini {
-        init.push("--trust-folder");
-    }
-    h.airlock(&init);
-    native_tools_on(&h, agent);
-    match pass {
-        Pass::Probe => install_probe(&h, agent, &dir),
-        _ => install_capture(&h, agent, &dir),
-    }
+    configure(&h, agent, pass, &dir);
     let mut tui = Tui::start(&h.ws, &h.data, &h.env());
     tui.wait_for_new("No calls yet", 60).await.unwrap();
     let cmd = agent_command_with(&h, agent, &cli, &server.url, PROMPT, run_args(agent, pass));
@@ -575,55 +645,20 @@ async fn capture(agent: Agent, pass: Pass) {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
-    let mut used = Vec::new();
-    let mut written = Vec::new();
-    for f in files.iter().filter(|_| pass != Pass::Probe) {
-        let text = std::fs::read_to_string(f).unwrap();
-        let payload: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        let event = payload["hook_event_name"].as_str().unwrap_or("unknown");
-        let tool = payload["tool_name"].as_str().unwrap_or("unknown");
-        let label = label_of(&payload, tool, &labels, &mut used);
-        let name = format!("{event}-{label}.json");
-        let pretty = serde_json::to_string_pretty(&payload).unwrap();
-        std::fs::write(target.join(&name), anonymise(&pretty, &h) + "\n").unwrap();
-        let env = std::fs::read_to_string(f.with_extension("env")).unwrap_or_default();
-        written.push(json!({ "file": name, "tool": tool,
-            "env": env.lines().collect::<Vec<_>>() }));
-    }
-    let received: Vec<String> = server
-        .requests()
-        .iter()
-        .map(|r| real_agents_support::results(agent, &r.body))
-        .max_by_key(|r| r.len())
-        .unwrap_or_default()
+    let written = if pass == Pass::Probe {
+        Vec::new()
+    } else {
+        save_payloads(&files, &target, &labels, &h)
+    };
+    let received: Vec<String> = last_results(agent, &server)
         .iter()
         .map(|v| anonymise(&flatten(v), &h))
         .collect();
-    let offered: Vec<String> = server
-        .requests()
-        .iter()
-        .map(|r| real_agents_support::offered(agent, &r.body))
-        .max_by_key(|o| o.len())
-        .unwrap_or_default()
-        .iter()
-        .map(|t| match &t.namespace {
-            Some(ns) => format!("{ns}/{}", t.name),
-            None if t.custom => format!("{} (freeform)", t.name),
-            None => t.name.clone(),
-        })
-        .collect();
     let steps: Vec<&str> = labels.iter().map(|(l, _)| *l).collect();
-    let (status, stdout, stderr) = match &out {
-        Ok(o) => (
-            o.status.to_string(),
-            String::from_utf8_lossy(&o.stdout).into_owned(),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
-        ),
-        Err(e) => (e.clone(), String::new(), String::new()),
-    };
+    let (status, stdout, stderr) = outcome(&out);
     let session = json!({
         "agent": agent.id(), "version": version(agent), "run_args": run_args(agent, pass),
-        "steps": steps, "captured": written, "offered_tools": offered,
+        "steps": steps, "captured": written, "offered_tools": offered_names(agent, &server),
         "model_received": received, "agent_status": status,
         "agent_stdout": anonymise(&stdout, &h), "agent_stderr": anonymise(&stderr, &h),
     });

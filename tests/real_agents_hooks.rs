@@ -4,24 +4,23 @@
 //! airlock's TUI in a PTY answered by keys. What must reach the model is
 //! read back from the requests the agent sent it.
 //!
-//! Needs `airlock hook` (issue 15's hook transport); a binary without it
-//! skips with a note, unless AIRLOCK_REQUIRE_REAL_AGENTS=1.
-//!
 //! Run arguments the agents need for their own writing tools headless
-//! (tests/real_agents_support/FACTS.md, "Hooks"): Codex `-s
+//! (`tests/real_agents_support/FACTS.md`, "Hooks"): Codex `-s
 //! danger-full-access -c model="gpt-5.5"` (airlock's hook gates each call;
-//! the agent runs it outside any sandbox, as the prompt says) (apply_patch is offered to a model
-//! Codex knows) and `--dangerously-bypass-hook-trust` (in place of the
-//! user's `/hooks` trust, which `codex exec` cannot ask for); Gemini
-//! `--approval-mode yolo` (airlock's hook asks instead).
+//! the agent runs it outside any sandbox, as the prompt says; `apply_patch`
+//! is offered to a model Codex knows) and `--dangerously-bypass-hook-trust`
+//! (in place of the user's `/hooks` trust, which `codex exec` cannot ask
+//! for); Gemini `--approval-mode yolo` (airlock's hook asks instead).
 
 mod pty_support;
 mod real_agents_support;
 
+use std::time::Instant;
+
 use real_agents_support::http::Server;
-use real_agents_support::pty::Tui;
-use real_agents_support::script::{Step, flatten};
-use real_agents_support::{Agent, Home, agent_command_with, init_with, model, run, user_settings};
+use real_agents_support::scenario::{Setup, all_agents, received};
+use real_agents_support::script::Step;
+use real_agents_support::{Agent, Home, agent_command_with, init_with, model, run};
 use serde_json::{Value, json};
 
 const DENY_REASON: &str = "keep-the-notes-please";
@@ -105,46 +104,17 @@ fn run_args(agent: Agent) -> &'static [&'static str] {
     }
 }
 
-/// Whether this airlock binary has the `hook` subcommand.
-fn have_hook(h: &Home) -> bool {
-    let ok = std::process::Command::new(env!("CARGO_BIN_EXE_airlock"))
-        .args(["hook", "--help"])
-        .envs(h.env())
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("AIRLOCK_REQUIRE_REAL_AGENTS").as_deref() != Ok("1"),
-            "AIRLOCK_REQUIRE_REAL_AGENTS=1 but this airlock has no `hook` subcommand"
-        );
-        eprintln!("\n!!! NOTE: real_agents_hooks SKIPPED: airlock has no `hook` subcommand !!!\n");
+async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<String, String> {
+    let started = Instant::now();
+    let Setup {
+        h,
+        server,
+        init,
+        mut tui,
+    } = Setup::start(agent, workspace, |h| steps(agent, h), &[]).await?;
+    if !init.contains("Hook command:") {
+        return Err(format!("init did not install the hooks: {init}"));
     }
-    ok
-}
-
-fn received(agent: Agent, server: &Server) -> Vec<String> {
-    server
-        .requests()
-        .iter()
-        .map(|r| real_agents_support::results(agent, &r.body))
-        .max_by_key(|r| r.len())
-        .unwrap_or_default()
-        .iter()
-        .map(flatten)
-        .collect()
-}
-
-async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<(), String> {
-    let h = Home::new();
-    workspace(&h);
-    let server = Server::start(model(agent, steps(agent, &h))).await;
-    user_settings(&h, agent, &server.url);
-    let said = init_with(&h, agent, &[]);
-    if !said.contains("Hook command:") {
-        return Err(format!("init did not install the hooks: {said}"));
-    }
-    let mut tui = Tui::start(&h.ws, &h.data, &h.env());
-    tui.wait_for_new("No calls yet", 60).await?;
     let cmd = agent_command_with(&h, agent, &cli, &server.url, PROMPT, run_args(agent));
     let task = tokio::spawn(run(cmd, 400));
     let drive = async {
@@ -220,7 +190,7 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<(), String> {
         }
     }
     if f.is_empty() {
-        Ok(())
+        Ok(format!("{agent:?} passed in {:.0?}", started.elapsed()))
     } else {
         Err(format!(
             "{agent:?}:\n- {}\nresults: {got}\nscreen: {}",
@@ -232,22 +202,7 @@ async fn scenario(agent: Agent, cli: std::path::PathBuf) -> Result<(), String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn three_agents_native_tools_wait_for_the_human_through_hooks() {
-    if !have_hook(&Home::new()) {
-        return;
-    }
-    let mut runs = Vec::new();
-    for agent in [Agent::Claude, Agent::Codex, Agent::Gemini] {
-        if let Some(cli) = agent.cli() {
-            runs.push(tokio::spawn(scenario(agent, cli)));
-        }
-    }
-    let mut failures = Vec::new();
-    for r in runs {
-        if let Err(e) = r.await.unwrap() {
-            failures.push(e);
-        }
-    }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+    all_agents(scenario).await;
 }
 
 /// No supervisor: a native shell command must not run silently. (Claude
@@ -255,13 +210,10 @@ async fn three_agents_native_tools_wait_for_the_human_through_hooks() {
 /// which refuses it headless.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_no_supervisor_a_native_command_does_not_run_silently() {
-    let h = Home::new();
-    if !have_hook(&h) {
-        return;
-    }
     let Some(cli) = Agent::Claude.cli() else {
         return;
     };
+    let h = Home::new();
     workspace(&h);
     let steps = vec![
         native(

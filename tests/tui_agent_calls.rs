@@ -38,7 +38,9 @@ fn native_bash(id: u64) -> CallInfo {
         command: "npm test".into(),
         cwd: Some("/home/dev/tinytodo/web".into()),
         description: Some("run the tests".into()),
+        shown_args: &["command", "description"],
     };
+    c.grant = airlock::tools::bash::grant("npm test");
     c
 }
 

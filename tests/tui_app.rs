@@ -112,7 +112,10 @@ fn an_unchanged_edit_is_a_plain_approval_and_an_empty_one_is_refused() {
 fn writes_cannot_be_edited() {
     let mut app = with_prompts(vec![edit(1)]);
     assert!(app.update(key('e')).is_empty());
-    assert!(app.current_notice().unwrap().contains("only bash"));
+    assert_eq!(
+        app.current_notice().unwrap(),
+        "the change cannot be edited before approval; y approves it as shown"
+    );
     assert_eq!(app.live().unwrap().prompts.len(), 1);
 }
 
@@ -124,7 +127,10 @@ fn s_grants_the_picked_scope_then_approves() {
     let fx = app.update(code(KeyCode::Enter));
     assert_eq!(
         fx[0],
-        Effect::Grant(GrantScope::Prefix("cargo test".into()))
+        Effect::Grant {
+            scope: GrantScope::Prefix("cargo test".into()),
+            tools: &["bash"]
+        }
     );
     assert_eq!(respond(&fx).1, Decision::approve(ApprovedBy::User));
     let mut app = with_prompts(vec![bash(1, "cargo test --release", "test")]);
@@ -132,7 +138,10 @@ fn s_grants_the_picked_scope_then_approves() {
     let fx = app.update(key('1'));
     assert_eq!(
         fx[0],
-        Effect::Grant(GrantScope::ExactCommand("cargo test --release".into()))
+        Effect::Grant {
+            scope: GrantScope::ExactCommand("cargo test --release".into()),
+            tools: &["bash"]
+        }
     );
 }
 
@@ -143,7 +152,10 @@ fn s_on_a_write_grants_its_file() {
     let fx = app.update(code(KeyCode::Enter));
     assert_eq!(
         fx[0],
-        Effect::Grant(GrantScope::File("/home/dev/tinytodo/todo.sh".into()))
+        Effect::Grant {
+            scope: GrantScope::File("/home/dev/tinytodo/todo.sh".into()),
+            tools: &["write_file", "edit_file"]
+        }
     );
 }
 
@@ -213,8 +225,8 @@ fn the_grants_view_revokes_the_selected_grant() {
     let mut app = busy_app(80, 24);
     let policy = airlock::policy::Policy::new();
     let grants = vec![
-        policy.grant(GrantScope::Prefix("cargo test".into())),
-        policy.grant(GrantScope::ExactCommand("make".into())),
+        policy.grant(GrantScope::Prefix("cargo test".into()), &["bash"]),
+        policy.grant(GrantScope::ExactCommand("make".into()), &["bash"]),
     ];
     let second = grants[1].id;
     app.update(Msg::Grants(grants));
@@ -373,6 +385,7 @@ fn bash_prompt_shows_the_shell_directory_after_the_agents_last_command() {
     // The command ran after a `cd`: the next prompt shows where the shell is now.
     let mut done = outcome("ok", 3, "exit code: 0", false);
     done.structured = Some(serde_json::json!({"exit_code": 0, "cwd": "/home/dev/tinytodo/src"}));
+    done.shell_cwd = Some("/home/dev/tinytodo/src".into());
     core(
         &mut app,
         vec![

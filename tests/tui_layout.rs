@@ -120,9 +120,10 @@ fn small_words() {
         std::path::Path::new("/home/dev/tinytodo"),
         false,
     );
-    app.update(Msg::Grants(vec![
-        policy.grant(airlock::policy::GrantScope::Prefix("cargo test".into())),
-    ]));
+    app.update(Msg::Grants(vec![policy.grant(
+        airlock::policy::GrantScope::Prefix("cargo test".into()),
+        &["bash"],
+    )]));
     app.update(Msg::Grants(vec![]));
     app.update(key('r'));
     let s = plain(&app);

@@ -165,6 +165,8 @@ fn big_write(lines: usize) -> airlock::call::CallInfo {
         json!({ "path": "big.txt", "content": content }),
         "write big.txt",
     );
+    c.view = airlock::call::CallView::Change;
+    c.grant = airlock::tools::write::grant("/home/dev/tinytodo/big.txt".into(), "big.txt");
     c.proposal = Some(Arc::new(Proposal {
         path: "big.txt".into(),
         action: WriteAction::Create,

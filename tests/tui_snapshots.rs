@@ -256,10 +256,14 @@ fn grants_view() {
             false,
         );
         let mut grants = vec![
-            policy.grant(airlock::policy::GrantScope::Prefix("cargo test".into())),
-            policy.grant(airlock::policy::GrantScope::File(
-                "/home/dev/tinytodo/todo.sh".into(),
-            )),
+            policy.grant(
+                airlock::policy::GrantScope::Prefix("cargo test".into()),
+                &["bash"],
+            ),
+            policy.grant(
+                airlock::policy::GrantScope::File("/home/dev/tinytodo/todo.sh".into()),
+                &["write_file", "edit_file"],
+            ),
         ];
         for g in &mut grants {
             g.created = at(-30_000);

@@ -73,6 +73,7 @@ pub fn write_trail(path: &Path, records: usize) -> anyhow::Result<()> {
             runner: airlock::call::Runner::default(),
             view: airlock::call::CallView::default(),
             edit: None,
+            grant: airlock::call::GrantShape::None,
             proposal: None,
         };
         log.append(&AuditEvent::CallRequested { call })?;

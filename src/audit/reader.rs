@@ -291,7 +291,10 @@ pub fn list_trails(audit_dir: &Path) -> std::io::Result<Vec<TrailRef>> {
     let mut out = Vec::new();
     for entry in entries {
         let path = entry?.path();
-        if path.extension().is_some_and(|x| x == "jsonl") {
+        if path
+            .extension()
+            .is_some_and(|x| x == crate::dirs::TRAIL_EXTENSION)
+        {
             out.push(TrailRef::from_path(&path));
         }
     }
@@ -336,11 +339,7 @@ pub enum ResolveError {
 pub fn resolve_trail(audit_dir: &Path, spec: Option<&str>) -> Result<TrailRef, ResolveError> {
     if let Some(s) = spec {
         let p = Path::new(s);
-        #[expect(
-            clippy::case_sensitive_file_extension_comparisons,
-            reason = "airlock names its trails `*.jsonl`; the spec is matched as written"
-        )]
-        let named_as_trail = s.contains('/') || s.ends_with(".jsonl");
+        let named_as_trail = s.contains('/') || crate::dirs::trail_id(s).is_some();
         if named_as_trail && p.is_file() {
             return Ok(TrailRef::from_path(p));
         }
@@ -355,7 +354,7 @@ pub fn resolve_trail(audit_dir: &Path, spec: Option<&str>) -> Result<TrailRef, R
             .next()
             .ok_or_else(|| ResolveError::NoTrails(audit_dir.to_path_buf()));
     };
-    let wanted = spec.strip_suffix(".jsonl").unwrap_or(spec);
+    let wanted = crate::dirs::trail_id(spec).unwrap_or(spec);
     if let Some(exact) = all.iter().find(|t| t.id == wanted) {
         return Ok(exact.clone());
     }

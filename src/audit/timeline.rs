@@ -396,20 +396,7 @@ impl Timeline {
             RecordBody::Unknown { .. } => return self.event(at, None, kind),
         };
         match event {
-            AuditEvent::CallRequested { call } => {
-                self.see_agent(&call.agent, None);
-                if self.index.contains_key(&call.id) {
-                    self.problem(at, format!("call #{} requested twice", call.id));
-                }
-                self.index.insert(call.id, self.calls.len());
-                self.calls.push(CallEntry {
-                    call,
-                    requested: at,
-                    decided: None,
-                    finished: None,
-                });
-                Pushed::Call(self.calls.len() - 1)
-            }
+            AuditEvent::CallRequested { call } => self.requested(at, call),
             AuditEvent::CallDecided { call_id, decision } => match self.index.get(&call_id) {
                 Some(&i) => {
                     self.calls[i].decided = Some(Decided { at, decision });
@@ -448,43 +435,63 @@ impl Timeline {
                 None => self.orphan(at, call_id, "finished"),
             },
             other => {
-                match &other {
-                    AuditEvent::SessionStart {
-                        session,
-                        workspace,
-                        version,
-                        pid,
-                        mode,
-                        confirmer,
-                        policy_mode,
-                        rules,
-                        tools,
-                        ..
-                    } => {
-                        self.session = Some(SessionInfo {
-                            id: session.clone(),
-                            workspace: workspace.clone(),
-                            version: version.clone(),
-                            pid: *pid,
-                            mode: mode.clone(),
-                            confirmer: confirmer.clone(),
-                            policy_mode: policy_mode.clone(),
-                            rules: rules.clone(),
-                            tools: tools.clone(),
-                            started: at.ts,
-                        });
-                    }
-                    AuditEvent::AgentConnected { agent } => {
-                        self.see_agent(agent, Some((at.ts, true)));
-                    }
-                    AuditEvent::AgentDisconnected { agent } => {
-                        self.see_agent(agent, Some((at.ts, false)));
-                    }
-                    AuditEvent::SessionEnd { reason } => self.ended = Some((at, reason.clone())),
-                    _ => {}
-                }
+                self.note_session(at, &other);
                 self.event(at, Some(other), kind)
             }
+        }
+    }
+
+    fn requested(&mut self, at: RecordMeta, call: CallInfo) -> Pushed {
+        self.see_agent(&call.agent, None);
+        if self.index.contains_key(&call.id) {
+            self.problem(at, format!("call #{} requested twice", call.id));
+        }
+        self.index.insert(call.id, self.calls.len());
+        self.calls.push(CallEntry {
+            call,
+            requested: at,
+            decided: None,
+            finished: None,
+        });
+        Pushed::Call(self.calls.len() - 1)
+    }
+
+    /// What a session event says about the session and its agents.
+    fn note_session(&mut self, at: RecordMeta, event: &AuditEvent) {
+        match event {
+            AuditEvent::SessionStart {
+                session,
+                workspace,
+                version,
+                pid,
+                mode,
+                confirmer,
+                policy_mode,
+                rules,
+                tools,
+                ..
+            } => {
+                self.session = Some(SessionInfo {
+                    id: session.clone(),
+                    workspace: workspace.clone(),
+                    version: version.clone(),
+                    pid: *pid,
+                    mode: mode.clone(),
+                    confirmer: confirmer.clone(),
+                    policy_mode: policy_mode.clone(),
+                    rules: rules.clone(),
+                    tools: tools.clone(),
+                    started: at.ts,
+                });
+            }
+            AuditEvent::AgentConnected { agent } => {
+                self.see_agent(agent, Some((at.ts, true)));
+            }
+            AuditEvent::AgentDisconnected { agent } => {
+                self.see_agent(agent, Some((at.ts, false)));
+            }
+            AuditEvent::SessionEnd { reason } => self.ended = Some((at, reason.clone())),
+            _ => {}
         }
     }
 

@@ -156,7 +156,8 @@ mod tests {
     }
 
     fn write(p: &Path, ls: &[String]) {
-        std::fs::write(p, ls.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+        let text: String = ls.iter().flat_map(|l| [l.as_str(), "\n"]).collect();
+        std::fs::write(p, text).unwrap();
     }
 
     #[test]

@@ -123,7 +123,7 @@ impl AuditLog {
             now.format("%Y%m%dT%H%M%S%.3fZ"),
             rand::random::<u16>()
         );
-        let log = Self::create(&dir.join(format!("{id}.jsonl")))?;
+        let log = Self::create(&dir.join(crate::dirs::trail_file_name(&id)))?;
         Ok((log, id))
     }
 

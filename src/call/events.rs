@@ -31,6 +31,11 @@ pub struct CallOutcome {
     pub truncated: bool,
     /// The result's `structuredContent` (bash: exit code, cwd …).
     pub structured: Option<serde_json::Value>,
+    /// For a tool that keeps a shell (bash): the shell's working directory
+    /// afterwards, as the tool reports it. Not serialized (the structured
+    /// content has it).
+    #[serde(skip)]
+    pub shell_cwd: Option<String>,
 }
 
 /// One thing that happened in the core.

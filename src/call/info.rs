@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::agent::AgentInfo;
+use super::grant::GrantShape;
 use super::proposal::Proposal;
 
 /// Unique within a supervisor session, starting at 1.
@@ -106,6 +107,9 @@ pub enum CallView {
         cwd: Option<String>,
         /// The agent's description of the command, when it gave one.
         description: Option<String>,
+        /// The arguments the command and description come from; the prompt
+        /// lists every other argument after them.
+        shown_args: &'static [&'static str],
     },
     /// A file change: the call's [`Proposal`] diff.
     Change,
@@ -173,6 +177,10 @@ pub struct CallInfo {
     /// when set). Not recorded.
     #[serde(skip)]
     pub edit: Option<EditField>,
+    /// What "for this session" and "always" can cover, as the tool says.
+    /// Not recorded.
+    #[serde(skip)]
+    pub grant: GrantShape,
     /// For writes: what would change, computed before anyone is asked. Not
     /// part of the `call_requested` record; the diff is kept in
     /// `call_finished`.
@@ -200,6 +208,7 @@ mod tests {
             runner,
             view: CallView::Args,
             edit: None,
+            grant: GrantShape::None,
             proposal: None,
         }
     }

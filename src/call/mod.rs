@@ -9,6 +9,7 @@
 mod agent;
 mod decision;
 mod events;
+mod grant;
 mod info;
 mod outcome;
 mod proposal;
@@ -17,6 +18,7 @@ mod verdict;
 pub use agent::AgentInfo;
 pub use decision::{ApprovedBy, CancelCause, DecidedBy, Decision};
 pub use events::{CallOutcome, Event, EventBus};
+pub use grant::GrantShape;
 pub use info::{CallId, CallInfo, CallView, EditField, Runner, Subject, ToolKind};
 pub use outcome::Outcome;
 pub use proposal::{Proposal, WriteAction};

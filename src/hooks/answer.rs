@@ -64,7 +64,7 @@ pub struct Rendered {
 }
 
 impl Rendered {
-    fn json(v: Value) -> Self {
+    fn json(v: &Value) -> Self {
         Self {
             stdout: format!("{v}\n"),
             stderr: String::new(),
@@ -115,7 +115,7 @@ fn claude(answer: &Answer) -> Rendered {
     if let Some(input) = input {
         out["updatedInput"] = Value::Object(input.clone());
     }
-    Rendered::json(json!({ "hookSpecificOutput": out }))
+    Rendered::json(&json!({ "hookSpecificOutput": out }))
 }
 
 fn codex(answer: &Answer) -> Rendered {
@@ -129,19 +129,19 @@ fn codex(answer: &Answer) -> Rendered {
         | Answer::Refuse { .. } => Rendered::empty(),
         Answer::Allow {
             updated_input: Some(input),
-        } => Rendered::json(json!({ "hookSpecificOutput": {
+        } => Rendered::json(&json!({ "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "allow",
             "updatedInput": input,
         }})),
         // A deny without a non-empty reason is ignored by Codex.
-        Answer::Deny { reason } => Rendered::json(json!({ "hookSpecificOutput": {
+        Answer::Deny { reason } => Rendered::json(&json!({ "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
             "permissionDecisionReason": non_empty(reason),
         }})),
         // Codex has no "ask" from a hook: its own approval policy decides.
-        Answer::Ask { note } => Rendered::json(json!({ "systemMessage": note })),
+        Answer::Ask { note } => Rendered::json(&json!({ "systemMessage": note })),
     }
 }
 
@@ -152,12 +152,14 @@ fn gemini(answer: &Answer) -> Rendered {
             if let Some(input) = updated_input {
                 out["hookSpecificOutput"] = json!({ "tool_input": input });
             }
-            Rendered::json(out)
+            Rendered::json(&out)
         }
         Answer::Deny { reason } => {
-            Rendered::json(json!({ "decision": "deny", "reason": non_empty(reason) }))
+            Rendered::json(&json!({ "decision": "deny", "reason": non_empty(reason) }))
         }
-        Answer::Ask { note } => Rendered::json(json!({ "decision": "ask", "systemMessage": note })),
+        Answer::Ask { note } => {
+            Rendered::json(&json!({ "decision": "ask", "systemMessage": note }))
+        }
         Answer::Pass | Answer::Refuse { .. } => Rendered::empty(),
     }
 }
@@ -180,8 +182,8 @@ fn one_line(s: &str) -> String {
 mod tests {
     use super::*;
 
-    fn out(agent: HookAgent, answer: Answer) -> (Value, u8) {
-        let r = render(agent, Phase::Pre, &answer);
+    fn out(agent: HookAgent, answer: &Answer) -> (Value, u8) {
+        let r = render(agent, Phase::Pre, answer);
         let v = if r.stdout.is_empty() {
             Value::Null
         } else {
@@ -194,7 +196,7 @@ mod tests {
     fn claude_reads_permission_decisions() {
         let (v, code) = out(
             HookAgent::Claude,
-            Answer::Deny {
+            &Answer::Deny {
                 reason: "no".into(),
             },
         );
@@ -205,7 +207,7 @@ mod tests {
         input.insert("command".into(), "ls -a".into());
         let (v, _) = out(
             HookAgent::Claude,
-            Answer::Allow {
+            &Answer::Allow {
                 updated_input: Some(input),
             },
         );
@@ -217,25 +219,25 @@ mod tests {
     fn codex_allows_by_silence_and_never_gets_an_empty_reason() {
         let (v, code) = out(
             HookAgent::Codex,
-            Answer::Allow {
+            &Answer::Allow {
                 updated_input: None,
             },
         );
         assert_eq!((v, code), (Value::Null, 0));
-        let (v, _) = out(HookAgent::Codex, Answer::Deny { reason: " ".into() });
+        let (v, _) = out(HookAgent::Codex, &Answer::Deny { reason: " ".into() });
         assert_eq!(
             v["hookSpecificOutput"]["permissionDecisionReason"],
             "refused by airlock"
         );
-        let (v, _) = out(HookAgent::Codex, Answer::Ask { note: "n".into() });
+        let (v, _) = out(HookAgent::Codex, &Answer::Ask { note: "n".into() });
         assert_eq!(v, json!({"systemMessage": "n"}));
     }
 
     #[test]
     fn gemini_reads_decision_and_reason() {
-        let (v, _) = out(HookAgent::Gemini, Answer::Deny { reason: "r".into() });
+        let (v, _) = out(HookAgent::Gemini, &Answer::Deny { reason: "r".into() });
         assert_eq!(v, json!({"decision": "deny", "reason": "r"}));
-        let (v, _) = out(HookAgent::Gemini, Answer::Ask { note: "n".into() });
+        let (v, _) = out(HookAgent::Gemini, &Answer::Ask { note: "n".into() });
         assert_eq!(v["decision"], "ask");
     }
 

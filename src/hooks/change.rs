@@ -2,19 +2,21 @@
 //! scope checks as airlock's write tools and a diff computed from the file
 //! on disk, so the prompt shows exactly what the agent will change.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::native::{Mapped, NativeCall, airlock_tool, one_line, unreadable};
+use super::mapped::{Mapped, NativeCall, airlock_tool, one_line, unreadable};
 use super::patch::{self, FileOp};
 use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 use crate::tools::ToolError;
-use crate::tools::write::{MAX_FILE_BYTES, propose, replace_text, resolve};
+use crate::tools::readonly::READ_FILE;
+use crate::tools::write::{EDIT_FILE, MAX_FILE_BYTES, WRITE_FILE, propose, replace_text, resolve};
 
 fn write_call(native: &str) -> NativeCall {
-    let mut call = NativeCall::new(ToolKind::Write, "write_file", one_line(native));
+    let mut call = NativeCall::new(ToolKind::Write, WRITE_FILE, one_line(native));
     call.view = CallView::Change;
     call
 }
@@ -33,13 +35,14 @@ fn text<'a>(input: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
 
 /// Prepare airlock's `tool` with `args` and take its summary, subject and
 /// proposal (its scope check and diff, the same messages).
-fn through(native: &str, tool: &str, args: Map<String, Value>, scope: &Scope) -> Mapped {
+fn through(native: &str, tool: &str, args: &Map<String, Value>, scope: &Scope) -> Mapped {
     let mut call = write_call(native);
-    match airlock_tool(tool).prepare(&args, scope) {
+    match airlock_tool(tool).prepare(args, scope) {
         Ok(inv) => {
             call.summary = one_line(&inv.summary());
             call.subject = inv.subject();
-            call.proposal = inv.proposal();
+            call.proposal = inv.proposal().map(std::sync::Arc::unwrap_or_clone);
+            call.grant = inv.grant();
             Mapped::Call(call)
         }
         Err(error) => Mapped::Refused { call, error },
@@ -55,7 +58,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     ) else {
         return unreadable(
             ToolKind::Write,
-            "write_file",
+            WRITE_FILE,
             native,
             "no file_path, old_string or new_string",
         );
@@ -64,8 +67,8 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
         // Gemini creates a file with an empty old_string.
         return through(
             native,
-            "write_file",
-            args(&[("path", path), ("content", new)]),
+            WRITE_FILE,
+            &args(&[("path", path), ("content", new)]),
             scope,
         );
     }
@@ -79,7 +82,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
             .is_some_and(|n| n > 1);
     let mut a = args(&[("path", path), ("old_text", old), ("new_text", new)]);
     a.insert("replace_all".into(), Value::Bool(replace_all));
-    through(native, "edit_file", a, scope)
+    through(native, EDIT_FILE, &a, scope)
 }
 
 /// Claude `Write`, Gemini `write_file`: the whole file, like `write_file`.
@@ -90,15 +93,15 @@ pub fn write(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped 
     ) else {
         return unreadable(
             ToolKind::Write,
-            "write_file",
+            WRITE_FILE,
             native,
             "no file_path or content",
         );
     };
     through(
         native,
-        "write_file",
-        args(&[("path", path), ("content", content)]),
+        WRITE_FILE,
+        &args(&[("path", path), ("content", content)]),
         scope,
     )
 }
@@ -141,12 +144,7 @@ fn current(
 pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     let (Some(path), Some(Value::Array(edits))) = (text(input, &["file_path"]), input.get("edits"))
     else {
-        return unreadable(
-            ToolKind::Write,
-            "write_file",
-            native,
-            "no file_path or edits",
-        );
+        return unreadable(ToolKind::Write, WRITE_FILE, native, "no file_path or edits");
     };
     let mut call = write_call(native);
     let result = (|| {
@@ -181,6 +179,7 @@ pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Ma
                 p.summary(),
                 edits.len()
             ));
+            call.grant = crate::tools::write::grant(real.clone(), &p.path);
             call.subject = Subject::Paths { paths: vec![real] };
             call.proposal = Some(p);
             Mapped::Call(call)
@@ -192,7 +191,7 @@ pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Ma
 /// Claude `NotebookEdit`: scope-checked; the prompt shows the arguments.
 pub fn notebook(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     let Some(path) = text(input, &["notebook_path"]) else {
-        return unreadable(ToolKind::Write, "write_file", native, "no notebook_path");
+        return unreadable(ToolKind::Write, WRITE_FILE, native, "no notebook_path");
     };
     let mut call = write_call(native);
     call.view = CallView::Args;
@@ -222,7 +221,7 @@ pub fn read_many(native: &str, input: &Map<String, Value>, scope: &Scope) -> Map
         .collect();
     let mut call = NativeCall::new(
         ToolKind::Read,
-        "read_file",
+        READ_FILE,
         one_line(&format!("{native} {}", patterns.join(" "))),
     );
     let mut paths = Vec::new();
@@ -271,7 +270,7 @@ pub fn patch(native: &str, text: &str, cwd: Option<&Path>, scope: &Scope) -> Map
         });
     match result {
         Ok(changes) => {
-            let paths = changes.iter().flat_map(|c| c.0.clone()).collect();
+            let paths: Vec<_> = changes.iter().flat_map(|c| c.0.clone()).collect();
             let parts: Vec<(String, Proposal)> = changes.into_iter().map(|c| (c.1, c.2)).collect();
             let verbs: Vec<String> = parts
                 .iter()
@@ -283,6 +282,10 @@ pub fn patch(native: &str, text: &str, cwd: Option<&Path>, scope: &Scope) -> Map
                 verbs.join(", "),
                 proposal.summary()
             ));
+            // A grant covers one file: only a patch of one file has one.
+            if let [one] = paths.as_slice() {
+                call.grant = crate::tools::write::grant(one.clone(), &proposal.path);
+            }
             call.subject = Subject::Paths { paths };
             call.proposal = Some(proposal);
             Mapped::Call(call)
@@ -361,10 +364,13 @@ fn combine(mut parts: Vec<Proposal>) -> Proposal {
     for p in &parts {
         match &p.diff {
             Some(d) => diff.push_str(d),
-            None => diff.push_str(&format!(
-                "Binary files a/{0} and b/{0} differ ({1} → {2} bytes)\n",
-                p.path, p.old_bytes, p.new_bytes
-            )),
+            None => {
+                let _ = writeln!(
+                    diff,
+                    "Binary files a/{0} and b/{0} differ ({1} → {2} bytes)",
+                    p.path, p.old_bytes, p.new_bytes
+                );
+            }
         }
     }
     let names: Vec<&str> = parts.iter().map(|p| p.path.as_str()).collect();

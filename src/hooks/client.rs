@@ -58,7 +58,7 @@ pub fn run(opts: &Options, input: &mut dyn Read) -> Rendered {
         .and_then(|n| phase_of(opts.agent, n).ok());
     let cwd = event_cwd(&event);
     let answer = match connect(opts.socket.as_deref(), &cwd) {
-        Some(stream) => ask(stream, opts, event),
+        Some(stream) => ask(&stream, opts, event),
         None => absent(opts, phase, &cwd),
     };
     render(opts.agent, phase.unwrap_or(Phase::Pre), &answer)
@@ -93,7 +93,7 @@ fn connect(socket: Option<&Path>, cwd: &Path) -> Option<UnixStream> {
 
 /// Send the event, wait for the answer. A supervisor that closes without
 /// answering, garbles its answer or takes too long gets a refusal.
-fn ask(stream: UnixStream, opts: &Options, event: Value) -> Answer {
+fn ask(stream: &UnixStream, opts: &Options, event: Value) -> Answer {
     let failed = |what: String| Answer::Refuse {
         reason: format!("airlock refused the call: {what}; it was not run"),
     };
@@ -109,12 +109,12 @@ fn ask(stream: UnixStream, opts: &Options, event: Value) -> Answer {
         Err(e) => return failed(format!("the event could not be encoded ({e})")),
     };
     line.push(b'\n');
-    let mut w = &stream;
+    let mut w = stream;
     if let Err(e) = w.write_all(&line).and_then(|()| w.flush()) {
         return failed(format!("the supervisor did not take the event ({e})"));
     }
     let mut reply = String::new();
-    match BufReader::new(&stream).read_line(&mut reply) {
+    match BufReader::new(stream).read_line(&mut reply) {
         Ok(0) => failed("the supervisor closed without answering".into()),
         Ok(_) => match serde_json::from_str::<Response>(&reply) {
             Ok(r) => r.answer,

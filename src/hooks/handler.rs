@@ -5,6 +5,7 @@
 //! tool-use id (Gemini: by session, tool and input).
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -118,7 +119,7 @@ impl Hooks {
             Mapped::Refused { call, error } => {
                 let by = match error {
                     ToolError::Scope(_) => DecidedBy::Scope,
-                    _ => DecidedBy::InvalidArguments,
+                    ToolError::InvalidArguments { .. } => DecidedBy::InvalidArguments,
                 };
                 let reason = error.to_string();
                 let decision = Decision::deny(by, Some(reason.clone()));
@@ -166,7 +167,7 @@ impl Hooks {
         }
         let updated_input = decision
             .edited_command()
-            .map(|edited| with_command(&event.tool_input, edited));
+            .map(|edited| native::with_command(event, edited));
         if let Some(input) = &updated_input {
             // What the agent runs, and repeats in its report.
             self.supervisor.external_input_ran(id, input);
@@ -212,9 +213,7 @@ impl Hooks {
             // One digest field, several files: each is named in the text.
             many => {
                 for path in many {
-                    result
-                        .output
-                        .push_str(&format!("\n[airlock] {}", file_digest(path)));
+                    let _ = write!(result.output, "\n[airlock] {}", file_digest(path));
                 }
             }
         }
@@ -226,14 +225,16 @@ impl Hooks {
 
 /// A native call as the supervisor's external-call stage takes it.
 fn external_call(event: &HookEvent, call: NativeCall) -> ExternalCall {
+    let args = native::recorded_input(event, &call.subject, input_of(event));
     ExternalCall {
         tool: call.policy_tool,
         kind: call.kind,
         subject: call.subject,
-        args: input_of(event),
+        args,
         summary: call.summary,
         view: call.view,
         edit: call.edit,
+        grant: call.grant,
         proposal: call.proposal,
         native_tool: event.tool_name.clone(),
         tool_use_id: event.tool_use_id.clone(),
@@ -248,18 +249,6 @@ fn input_of(event: &HookEvent) -> Map<String, Value> {
         Value::Null => Map::new(),
         other => Map::from_iter([("input".to_string(), other.clone())]),
     }
-}
-
-/// The agent's input with its command replaced by what the human approved.
-fn with_command(input: &Value, command: &str) -> Map<String, Value> {
-    let mut out = input.as_object().cloned().unwrap_or_default();
-    let key = if out.contains_key("cmd") && !out.contains_key("command") {
-        "cmd"
-    } else {
-        "command"
-    };
-    out.insert(key.into(), Value::String(command.to_string()));
-    out
 }
 
 /// hex sha256 of the file at `path` as it is now (None when it is gone or

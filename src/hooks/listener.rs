@@ -70,7 +70,7 @@ impl HookListener {
                         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                     }
                 },
-                _ = stopped.cancelled() => break,
+                () = stopped.cancelled() => break,
             }
         }
         tracker.close();

@@ -21,6 +21,7 @@ pub mod client;
 pub mod event;
 pub mod handler;
 pub mod listener;
+mod mapped;
 pub mod native;
 pub mod patch;
 pub mod results;

@@ -7,65 +7,96 @@ use serde_json::{Map, Value};
 
 use super::change;
 use super::event::{HookAgent, HookEvent};
-use crate::call::{CallView, EditField, Proposal, Subject, ToolKind};
+pub use super::mapped::{Mapped, NativeCall};
+use super::mapped::{airlock_tool, airlock_tools, one_line, unreadable};
+use crate::call::{CallView, EditField, Subject, ToolKind};
 use crate::scope::Scope;
 use crate::tools::ToolError;
+use crate::tools::readonly::{FIND, GREP, LS, READ_FILE};
+use crate::tools::{bash, write};
 
-/// What a native call is, once mapped.
-#[derive(Debug)]
-pub enum Mapped {
-    /// One of airlock's own MCP tools: airlock already gates it.
-    Own,
-    /// A call to decide.
-    Call(NativeCall),
-    /// Refused before anyone is asked (scope, unreadable arguments).
-    Refused {
-        /// The call as far as it was understood.
-        call: NativeCall,
-        /// Why.
-        error: ToolError,
-    },
+/// One of the agents' shell tools: bash's rules and grants cover it.
+struct ShellTool {
+    agent: HookAgent,
+    name: &'static str,
+    /// The argument that carries the command (a string, or Codex's argv),
+    /// read for the prompt and replaced by an edited command.
+    command: &'static str,
+    /// The arguments the prompt's command view shows.
+    shown: &'static [&'static str],
 }
 
-/// A native call in airlock's terms.
-#[derive(Debug, Clone)]
-pub struct NativeCall {
-    /// What it does.
-    pub kind: ToolKind,
-    /// The airlock tool whose rules and grants apply (`bash`, `write_file`,
-    /// `read_file` …), or the native name for tools airlock has no
-    /// counterpart of (`WebFetch`, `mcp__github__create_issue`).
-    pub policy_tool: String,
-    /// What the policy matches.
-    pub subject: Subject,
-    /// One line for lists and the trail.
-    pub summary: String,
-    /// What the prompt shows.
-    pub view: CallView,
-    /// The file change, for writes.
-    pub proposal: Option<Proposal>,
-    /// What the human may edit before approving (when the agent accepts a
-    /// rewritten input).
-    pub edit: Option<EditField>,
-}
-
-impl NativeCall {
-    pub(super) fn new(kind: ToolKind, policy_tool: &str, summary: String) -> Self {
-        Self {
-            kind,
-            policy_tool: policy_tool.to_string(),
-            subject: Subject::None,
-            summary,
-            view: CallView::Args,
-            proposal: None,
-            edit: None,
-        }
+const fn shell(agent: HookAgent, name: &'static str) -> ShellTool {
+    ShellTool {
+        agent,
+        name,
+        command: "command",
+        shown: &["command", "description"],
     }
+}
+
+/// The agents' shell tools.
+const SHELL_TOOLS: &[ShellTool] = &[
+    shell(HookAgent::Claude, "Bash"),
+    // Codex 0.171 shows its `exec_command` to hooks as `Bash`/`command`;
+    // the model-side names are here for older and newer builds.
+    shell(HookAgent::Codex, "Bash"),
+    shell(HookAgent::Codex, "shell"),
+    ShellTool {
+        command: "cmd",
+        // `command` too: the recorded input has the command there as well.
+        shown: &["cmd", "command", "description"],
+        ..shell(HookAgent::Codex, "exec_command")
+    },
+    shell(HookAgent::Codex, "local_shell"),
+    shell(HookAgent::Gemini, "run_shell_command"),
+];
+
+/// `event`'s tool, when it is one of the agents' shell tools.
+fn shell_tool(event: &HookEvent) -> Option<&'static ShellTool> {
+    SHELL_TOOLS
+        .iter()
+        .find(|t| t.agent == event.agent && t.name == event.tool_name)
+}
+
+/// The agent's input with its command replaced by `command` (what the human
+/// approved), in the argument its shell tool reads.
+pub fn with_command(event: &HookEvent, command: &str) -> Map<String, Value> {
+    let mut out = event.tool_input.as_object().cloned().unwrap_or_default();
+    let key = shell_tool(event).map_or("command", |t| t.command);
+    out.insert(key.into(), Value::String(command.to_string()));
+    out
+}
+
+/// The agent's `input` as the trail records it for a call about `subject`:
+/// as sent, and for a shell tool whose command is not the string in
+/// `command` (Codex's `exec_command` names it `cmd`; an argv `["bash",
+/// "-lc", "script"]`) also the command as one string in `command`, where
+/// bash's `recorded_command` finds it for `log` and review (whole, not the
+/// summary's excerpt). An agent's own `command` value that differs (the
+/// argv) is kept as `native_command`. Other tools' input is left as sent.
+pub fn recorded_input(
+    event: &HookEvent,
+    subject: &Subject,
+    mut input: Map<String, Value>,
+) -> Map<String, Value> {
+    let (Some(_), Subject::Command { command }) = (shell_tool(event), subject) else {
+        return input;
+    };
+    let wanted = Value::String(command.clone());
+    match input.insert("command".into(), wanted.clone()) {
+        Some(native) if native != wanted => {
+            input.insert("native_command".into(), native);
+        }
+        _ => {}
+    }
+    input
 }
 
 /// Map a pre-tool event. Reads the disk (scope checks, the current content
 /// of a file to diff), so call it off the async threads.
 pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
+    use HookAgent::{Claude, Codex, Gemini};
     let name = event.tool_name.as_str();
     if is_airlocks_own(event) {
         return Mapped::Own;
@@ -78,48 +109,47 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
     let cwd = event.cwd.as_deref();
     let path =
         |keys: &[&str], default: Option<&str>| first(keys).or(default).map(|p| change::at(cwd, p));
-    use HookAgent::{Claude, Codex, Gemini};
-    match (event.agent, name) {
-        (Claude, "Bash")
-        | (Codex, "Bash" | "shell" | "exec_command" | "local_shell")
-        | (Gemini, "run_shell_command") => match shell_command(input) {
+    if let Some(tool) = shell_tool(event) {
+        return match shell_command(input, tool.command) {
             Some(cmd) if event.agent == Codex && is_patch_command(&cmd) => {
                 change::patch(name, &cmd, cwd, scope)
             }
-            Some(cmd) => exec(event, &cmd, s("description")),
-            None => unreadable(ToolKind::Exec, "bash", name, "no command"),
-        },
+            Some(cmd) => exec(event, tool, &cmd, s("description")),
+            None => unreadable(ToolKind::Exec, bash::NAME, name, "no command"),
+        };
+    }
+    match (event.agent, name) {
         (Codex, "apply_patch") => {
             match first(&["command", "input", "patch"]).or(event.tool_input.as_str()) {
                 Some(text) => change::patch(name, text, cwd, scope),
-                None => unreadable(ToolKind::Write, "write_file", name, "no patch text"),
+                None => unreadable(ToolKind::Write, write::WRITE_FILE, name, "no patch text"),
             }
         }
         (Claude, "Read") | (Gemini, "read_file") => read_path(
             name,
-            "read_file",
-            path(&["file_path", "absolute_path", "path"], None),
+            READ_FILE,
+            path(&["file_path", "absolute_path", "path"], None).as_deref(),
             scope,
             true,
         ),
         (Claude, "Grep") | (Gemini, "search_file_content" | "grep" | "grep_search") => read_path(
             name,
-            "grep",
-            path(&["path", "dir_path"], Some(".")),
+            GREP,
+            path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
         ),
         (Claude, "Glob") | (Gemini, "glob") => read_path(
             name,
-            "find",
-            path(&["path", "dir_path"], Some(".")),
+            FIND,
+            path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
         ),
         (Claude, "LS") | (Gemini, "list_directory" | "ls") => read_path(
             name,
-            "ls",
-            path(&["path", "dir_path"], Some(".")),
+            LS,
+            path(&["path", "dir_path"], Some(".")).as_deref(),
             scope,
             false,
         ),
@@ -147,7 +177,7 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
 /// Another server whose name merely starts with `airlock` is not airlock.
 pub fn is_airlocks_own(event: &HookEvent) -> bool {
     let name = event.tool_name.as_str();
-    let ours = |tool: &str| tool == "bash" || airlock_tools().get(tool).is_some();
+    let ours = |tool: &str| airlock_tools().get(tool).is_some();
     match event.agent {
         HookAgent::Claude | HookAgent::Codex => {
             name.strip_prefix("mcp__airlock__").is_some_and(ours)
@@ -165,10 +195,10 @@ fn is_mcp(event: &HookEvent) -> bool {
         || event.tool_name.starts_with("mcp_")
 }
 
-/// The command of a shell tool: a string, or an argv (`["bash", "-lc",
-/// "script"]` is its script).
-fn shell_command(input: &Map<String, Value>) -> Option<String> {
-    match input.get("command").or_else(|| input.get("cmd"))? {
+/// The command of a shell tool in its argument `arg`: a string, or an argv
+/// (`["bash", "-lc", "script"]` is its script).
+fn shell_command(input: &Map<String, Value>, arg: &str) -> Option<String> {
+    match input.get(arg)? {
         Value::String(s) => Some(s.clone()),
         Value::Array(words) => {
             let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
@@ -196,8 +226,8 @@ fn is_patch_command(cmd: &str) -> bool {
     matches!(first, "apply_patch" | "applypatch") && cmd.contains("*** Begin Patch")
 }
 
-fn exec(event: &HookEvent, command: &str, description: Option<&str>) -> Mapped {
-    let mut call = NativeCall::new(ToolKind::Exec, "bash", one_line(command));
+fn exec(event: &HookEvent, tool: &ShellTool, command: &str, description: Option<&str>) -> Mapped {
+    let mut call = NativeCall::new(ToolKind::Exec, bash::NAME, one_line(command));
     call.subject = Subject::Command {
         command: command.to_string(),
     };
@@ -205,26 +235,28 @@ fn exec(event: &HookEvent, command: &str, description: Option<&str>) -> Mapped {
         command: command.to_string(),
         cwd: event.cwd.as_ref().map(|c| c.display().to_string()),
         description: description.map(str::to_string),
+        shown_args: tool.shown,
     };
     // All three pinned agents run a rewritten command (Claude Code and
     // Codex `updatedInput`, Gemini `hookSpecificOutput.tool_input`).
     call.edit = Some(EditField::Command {
         text: command.to_string(),
     });
+    call.grant = bash::grant(command);
     Mapped::Call(call)
 }
 
 /// A read of one path, checked like airlock's read tools: `file` reads are
 /// checked by `read_file` itself (same messages), directories by the scope.
-fn read_path(native: &str, tool: &str, path: Option<String>, scope: &Scope, file: bool) -> Mapped {
-    let Some(path) = path.as_deref() else {
+fn read_path(native: &str, tool: &str, path: Option<&str>, scope: &Scope, file: bool) -> Mapped {
+    let Some(path) = path else {
         return unreadable(ToolKind::Read, tool, native, "no path");
     };
     let mut call = NativeCall::new(ToolKind::Read, tool, one_line(&format!("{native} {path}")));
     let checked = if file {
         let mut args = Map::new();
         args.insert("path".into(), Value::String(path.to_string()));
-        airlock_tool("read_file")
+        airlock_tool(READ_FILE)
             .prepare(&args, scope)
             .map(|inv| inv.subject())
     } else {
@@ -242,45 +274,112 @@ fn read_path(native: &str, tool: &str, path: Option<String>, scope: &Scope, file
     }
 }
 
-/// A call whose arguments say too little to be judged.
-pub(super) fn unreadable(kind: ToolKind, tool: &str, native: &str, what: &str) -> Mapped {
-    Mapped::Refused {
-        call: NativeCall::new(kind, tool, one_line(native)),
-        error: ToolError::InvalidArguments {
-            tool: native.to_string(),
-            message: format!(
-                "{what}; airlock cannot tell what the call would do, so it was not run"
-            ),
-        },
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pre(agent: HookAgent, tool: &str, input: &Value) -> HookEvent {
+        let e = json!({"session_id": "s", "cwd": "/w", "tool_name": tool, "tool_input": input.clone(),
+            "hook_event_name": if agent == HookAgent::Gemini { "BeforeTool" } else { "PreToolUse" }});
+        HookEvent::from_value(agent, e).unwrap()
     }
-}
 
-/// One of airlock's built-in tools, whose checks a native call reuses
-/// (whether or not it is enabled for agents).
-pub(super) fn airlock_tool(name: &str) -> std::sync::Arc<dyn crate::tools::Tool> {
-    match airlock_tools().get(name) {
-        Some(t) => t.clone(),
-        None => unreachable!("{name} is a built-in tool"),
-    }
-}
-
-/// airlock's built-in tools but bash.
-fn airlock_tools() -> &'static crate::tools::ToolRegistry {
-    static TOOLS: std::sync::OnceLock<crate::tools::ToolRegistry> = std::sync::OnceLock::new();
-    TOOLS.get_or_init(crate::tools::ToolRegistry::all)
-}
-
-/// `s` on one line (control characters escaped), at most 200 bytes.
-pub(super) fn one_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.trim().chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
+    fn command_of(event: &HookEvent, scope: &Scope) -> Option<String> {
+        match map(event, scope) {
+            Mapped::Call(NativeCall {
+                subject: Subject::Command { command },
+                ..
+            }) => Some(command),
+            _ => None,
         }
     }
-    crate::audit::excerpt(&out, 200)
+
+    #[test]
+    fn the_command_shown_is_the_argument_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        // Both keys present: each tool's own argument is read and replaced.
+        let both = json!({"command": "ls", "cmd": "rm -rf ~"});
+        let claude = pre(HookAgent::Claude, "Bash", &both);
+        assert_eq!(command_of(&claude, &scope).as_deref(), Some("ls"));
+        let out = with_command(&claude, "ls -l");
+        assert_eq!(
+            (out["command"].as_str(), out["cmd"].as_str()),
+            (Some("ls -l"), Some("rm -rf ~"))
+        );
+        let codex = pre(HookAgent::Codex, "exec_command", &both);
+        assert_eq!(command_of(&codex, &scope).as_deref(), Some("rm -rf ~"));
+        let out = with_command(&codex, "true");
+        assert_eq!(
+            (out["command"].as_str(), out["cmd"].as_str()),
+            (Some("ls"), Some("true"))
+        );
+        let gemini = pre(
+            HookAgent::Gemini,
+            "run_shell_command",
+            &json!({"command": "ls"}),
+        );
+        assert_eq!(command_of(&gemini, &scope).as_deref(), Some("ls"));
+    }
+
+    /// The input recorded for `event` and what `log`/review read from it.
+    fn recorded(event: &HookEvent, scope: &Scope) -> (Value, Option<String>) {
+        let Mapped::Call(call) = map(event, scope) else {
+            panic!("not mapped to a call");
+        };
+        let raw = event.tool_input.as_object().cloned().unwrap_or_default();
+        let rec = Value::Object(recorded_input(event, &call.subject, raw));
+        let cmd = crate::tools::recorded_command(&call.policy_tool, &rec).map(str::to_string);
+        (rec, cmd)
+    }
+
+    #[test]
+    fn the_whole_command_is_recorded_where_log_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        // Longer than the summary's 512 bytes.
+        let long = format!("echo {}", "x".repeat(2000));
+        // Control: the agent's own input alone does not give bash's reader
+        // Codex's `cmd` or an argv.
+        let raw = json!({"cmd": long});
+        assert_eq!(crate::tools::recorded_command(bash::NAME, &raw), None);
+        let codex = pre(HookAgent::Codex, "exec_command", &raw);
+        let (rec, cmd) = recorded(&codex, &scope);
+        assert_eq!(cmd.as_deref(), Some(long.as_str()));
+        assert_eq!(rec, json!({"cmd": long, "command": long}));
+        // An argv: its script as the command, the argv kept beside it.
+        let argv = json!({"command": ["bash", "-lc", long], "workdir": "/w"});
+        let shell = pre(HookAgent::Codex, "shell", &argv);
+        let (rec, cmd) = recorded(&shell, &scope);
+        assert_eq!(cmd.as_deref(), Some(long.as_str()));
+        assert_eq!(
+            rec,
+            json!({"command": long, "native_command": ["bash", "-lc", long], "workdir": "/w"})
+        );
+        // A `command` string is recorded exactly as sent.
+        let plain = json!({"command": long, "description": "d"});
+        let claude = pre(HookAgent::Claude, "Bash", &plain);
+        assert_eq!(recorded(&claude, &scope), (plain, Some(long.clone())));
+        // Not a shell call: as sent.
+        std::fs::write(dir.path().join("a"), "a").unwrap();
+        let read = json!({"file_path": dir.path().join("a")});
+        let e = pre(HookAgent::Claude, "Read", &read);
+        assert_eq!(recorded(&e, &scope), (read, None));
+    }
+
+    #[test]
+    fn a_shell_call_without_its_command_argument_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        // Claude's Bash reads `command`: a `cmd` alone is not its command.
+        let e = pre(HookAgent::Claude, "Bash", &json!({"cmd": "ls"}));
+        let Mapped::Refused { call, .. } = map(&e, &scope) else {
+            panic!("not refused");
+        };
+        assert_eq!(
+            (call.kind, call.policy_tool.as_str()),
+            (ToolKind::Exec, bash::NAME)
+        );
+    }
 }

@@ -89,7 +89,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn post(agent: HookAgent, response: Value) -> HookEvent {
+    fn post(agent: HookAgent, response: &Value) -> HookEvent {
         let name = if agent == HookAgent::Gemini {
             "AfterTool"
         } else {
@@ -107,7 +107,7 @@ mod tests {
     fn reads_each_agents_results() {
         let r = result_of(&post(
             HookAgent::Claude,
-            json!({"stdout": "out", "stderr": "err", "interrupted": false}),
+            &json!({"stdout": "out", "stderr": "err", "interrupted": false}),
         ));
         assert_eq!(
             (r.text.as_str(), r.is_error, r.exit_code),
@@ -115,14 +115,14 @@ mod tests {
         );
         let r = result_of(&post(
             HookAgent::Codex,
-            json!("Exit code: 3\nWall time: 0 seconds\nOutput:\nno\n"),
+            &json!("Exit code: 3\nWall time: 0 seconds\nOutput:\nno\n"),
         ));
         assert_eq!((r.is_error, r.exit_code), (true, Some(3)));
-        let r = result_of(&post(HookAgent::Codex, json!("bash-out-42\n")));
+        let r = result_of(&post(HookAgent::Codex, &json!("bash-out-42\n")));
         assert_eq!((r.text.as_str(), r.is_error), ("bash-out-42\n", false));
         let r = result_of(&post(
             HookAgent::Gemini,
-            json!({"llmContent": "x", "error": {"message": "m"}}),
+            &json!({"llmContent": "x", "error": {"message": "m"}}),
         ));
         assert_eq!((r.text.as_str(), r.is_error), ("x", true));
     }

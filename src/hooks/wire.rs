@@ -4,8 +4,6 @@
 //! checked). No MCP handshake: a hook is a short-lived process on the hot
 //! path of every native tool call.
 
-use std::path::{Path, PathBuf};
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -16,14 +14,9 @@ use super::event::HookAgent;
 /// carries the whole content).
 pub const MAX_REQUEST_BYTES: usize = 80 * 1024 * 1024;
 
-/// The hook socket of the supervisor whose MCP socket is `mcp_socket`.
-pub fn hook_socket_path(mcp_socket: &Path) -> PathBuf {
-    let stem = mcp_socket
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    mcp_socket.with_file_name(format!("{stem}.hooks.sock"))
-}
+/// The hook socket of the supervisor whose MCP socket is `mcp_socket`
+/// (`dirs` names it).
+pub use crate::dirs::hook_socket_path;
 
 /// What the hook sends.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,14 +38,6 @@ pub struct Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_hook_socket_sits_beside_the_mcp_socket() {
-        assert_eq!(
-            hook_socket_path(Path::new("/run/user/1/airlock/ab12.sock")),
-            Path::new("/run/user/1/airlock/ab12.hooks.sock")
-        );
-    }
 
     #[test]
     fn answers_round_trip() {

@@ -72,33 +72,7 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
     } else {
         (user_json(opts), config_dir(opts).join("settings.json"))
     };
-    let mut notes = Vec::new();
-    if opts.with_mcp() {
-        notes.push(format!(
-            "headless `claude -p` calls airlock's tools without asking (permissions.allow \
-             \"{ALLOW_RULE}\"): airlock asks you instead."
-        ));
-    }
-    if opts.http_url.is_some() {
-        notes.push(super::http::note());
-    }
-    if opts.hooks {
-        notes.extend(super::hooks::notes(opts));
-    }
-    if opts.trust_folder {
-        notes.push(
-            "--trust-folder changes nothing for Claude Code: the project server is approved in \
-             .claude/settings.local.json, which Claude reads before the workspace is trusted."
-                .into(),
-        );
-    }
-    if opts.project {
-        notes.push(
-            ".mcp.json holds this machine's airlock path; the approval and the rules are in \
-             .claude/settings.local.json (personal, not for the repository)."
-                .into(),
-        );
-    }
+    let notes = notes(opts);
     let mut files = Vec::new();
     if opts.with_mcp() {
         files.push(FilePlan {
@@ -142,6 +116,38 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
         ],
         notes,
     })
+}
+
+/// What the report says about Claude Code's plan.
+fn notes(opts: &Options) -> Vec<String> {
+    let mut notes = Vec::new();
+    if opts.with_mcp() {
+        notes.push(format!(
+            "headless `claude -p` calls airlock's tools without asking (permissions.allow \
+             \"{ALLOW_RULE}\"): airlock asks you instead."
+        ));
+    }
+    if opts.http_url.is_some() {
+        notes.push(super::http::note());
+    }
+    if opts.hooks {
+        notes.extend(super::hooks::notes(opts));
+    }
+    if opts.trust_folder {
+        notes.push(
+            "--trust-folder changes nothing for Claude Code: the project server is approved in \
+             .claude/settings.local.json, which Claude reads before the workspace is trusted."
+                .into(),
+        );
+    }
+    if opts.project {
+        notes.push(
+            ".mcp.json holds this machine's airlock path; the approval and the rules are in \
+             .claude/settings.local.json (personal, not for the repository)."
+                .into(),
+        );
+    }
+    notes
 }
 
 /// `~/.claude` or `CLAUDE_CONFIG_DIR`.

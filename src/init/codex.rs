@@ -17,7 +17,7 @@
 //! shell tools off (`codex features list` names both, stable, on by
 //! default) — only with `--no-hooks`: the hooks ([`super::hooks`],
 //! `[[hooks.PreToolUse]]` / `[[hooks.PostToolUse]]` in the same file) put
-//! every shell, apply_patch and MCP call through airlock instead.
+//! every shell, `apply_patch` and MCP call through airlock instead.
 
 use std::path::PathBuf;
 
@@ -48,7 +48,10 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
             ]),
         }
         changes.extend([
-            server("tool_timeout_sec", Val::Int(TOOL_TIMEOUT_SECS.cast_signed())),
+            server(
+                "tool_timeout_sec",
+                Val::Int(TOOL_TIMEOUT_SECS.cast_signed()),
+            ),
             server("default_tools_approval_mode", Val::from("approve")),
         ]);
     }
@@ -174,11 +177,24 @@ pub fn airlock_tool_timeout(homes: &AgentHomes, project_dir: &std::path::Path) -
         let doc: toml::Table = text.parse().ok()?;
         let server = doc.get("mcp_servers")?.get(SERVER_NAME)?;
         Some(match server.get("tool_timeout_sec") {
-            Some(toml::Value::Integer(n)) if *n > 0 => *n as u64,
-            Some(toml::Value::Float(f)) if *f > 0.0 => *f as u64,
+            Some(toml::Value::Integer(n)) if *n > 0 => {
+                u64::try_from(*n).unwrap_or(DEFAULT_TOOL_TIMEOUT_SECS)
+            }
+            Some(toml::Value::Float(f)) if *f > 0.0 => whole_secs(*f),
             _ => DEFAULT_TOOL_TIMEOUT_SECS,
         })
     })
+}
+
+/// Whole seconds of a positive float timeout (Codex reads the key as a
+/// float); `as` truncates the fraction and saturates at `u64::MAX`.
+#[expect(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "only called with secs > 0; truncating and saturating is the intended reading"
+)]
+fn whole_secs(secs: f64) -> u64 {
+    secs as u64
 }
 
 #[cfg(test)]

@@ -47,7 +47,10 @@ pub fn plan(opts: &Options) -> Result<Plan, InitError> {
         }
         changes.extend([
             server("trust", Val::Bool(true)),
-            server("timeout", Val::Int((TOOL_TIMEOUT_SECS * 1000).cast_signed())),
+            server(
+                "timeout",
+                Val::Int((TOOL_TIMEOUT_SECS * 1000).cast_signed()),
+            ),
         ]);
     }
     if opts.turns_off_native() {

@@ -1,6 +1,6 @@
 //! The agents' command hooks: `airlock hook AGENT` on each event before and
 //! after one of the agent's own tool calls, so every native call goes
-//! through airlock (tests/real_agents_support/FACTS.md, "Hooks").
+//! through airlock (`tests/real_agents_support/FACTS.md`, "Hooks").
 //!
 //! * Claude Code: settings.json `hooks.PreToolUse`, `PostToolUse`,
 //!   `PostToolUseFailure` (a failed tool has no PostToolUse): `[{matcher:

@@ -7,7 +7,7 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstNode, CstObject, CstRootNode};
 
 use super::Val;
-use super::edit::Document;
+use super::doc::Document;
 
 /// A parsed JSON file.
 pub(crate) struct JsonDoc {
@@ -106,37 +106,11 @@ impl Document for JsonDoc {
     }
 
     fn push(&mut self, path: &[String], item: &str) -> Result<Option<usize>, String> {
-        let (last, parents) = path.split_last().ok_or("empty key path")?;
-        let mut created = None;
-        let obj = self.object_at_or_create(parents, &mut created)?;
-        if obj.get(last).is_none() && created.is_none() {
-            created = Some(parents.len());
-        }
-        let array = obj
-            .array_value_or_create(last)
-            .ok_or_else(|| format!("{} is not an array", super::dotted(path)))?;
-        array.append(CstInputValue::String(item.to_string()));
-        Ok(created)
+        self.push_value(path, &Val::from(item))
     }
 
     fn pull(&mut self, path: &[String], item: &str) -> bool {
-        let Some((last, parents)) = path.split_last() else {
-            return false;
-        };
-        let Some(array) = self.object_at(parents).and_then(|o| o.array_value(last)) else {
-            return false;
-        };
-        let found = array
-            .elements()
-            .into_iter()
-            .find(|e| e.to_serde_value().as_ref().and_then(|v| v.as_str()) == Some(item));
-        match found {
-            Some(node) => {
-                node.remove();
-                true
-            }
-            None => false,
-        }
+        self.pull_value(path, &Val::from(item))
     }
 
     fn push_value(&mut self, path: &[String], value: &Val) -> Result<Option<usize>, String> {

@@ -24,6 +24,7 @@
 
 pub mod claude;
 pub mod codex;
+mod doc;
 pub mod edit;
 pub mod file;
 pub mod gemini;
@@ -37,7 +38,7 @@ mod toml;
 
 use std::path::{Path, PathBuf};
 
-pub use edit::Val;
+pub use doc::Val;
 pub use plan::{Change, FilePlan, Format, Plan};
 pub use report::{FileOutcome, FileStatus, Report};
 
@@ -109,6 +110,10 @@ pub enum Action {
 /// Everything `init` needs to know; nothing is read from the process
 /// environment below this point, so tests can point it anywhere.
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent yes/no command-line flags, each read on its own"
+)]
 pub struct Options {
     /// The agent to configure.
     pub agent: Agent,

@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::{Change, InitError};
 
@@ -31,12 +30,13 @@ impl Entry {
     /// include, the same item).
     fn same_target(&self, change: &Change) -> bool {
         match (&self.change, change) {
-            (Change::Set { path: a, .. }, Change::Set { path: b, .. }) => a == b,
+            // Append: one element of airlock's per array, a new one
+            // replaces it.
+            (Change::Set { path: a, .. }, Change::Set { path: b, .. })
+            | (Change::Append { path: a, .. }, Change::Append { path: b, .. }) => a == b,
             (Change::Include { path: a, item: x }, Change::Include { path: b, item: y }) => {
                 a == b && x == y
             }
-            // One element of airlock's per array: a new one replaces it.
-            (Change::Append { path: a, .. }, Change::Append { path: b, .. }) => a == b,
             _ => false,
         }
     }
@@ -132,6 +132,5 @@ impl Record {
 
 /// `<dir>/<digest of the file's path>.json`.
 fn record_path(dir: &Path, file: &Path) -> PathBuf {
-    let digest = Sha256::digest(file.as_os_str().as_encoded_bytes());
-    dir.join(format!("{}.json", &hex::encode(digest)[..16]))
+    crate::dirs::init_record_path(dir, file)
 }

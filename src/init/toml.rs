@@ -6,7 +6,7 @@
 use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, TableLike, Value};
 
 use super::Val;
-use super::edit::Document;
+use super::doc::Document;
 
 /// A parsed TOML file.
 pub(crate) struct TomlDoc {

@@ -97,7 +97,10 @@ pub fn find_sessions(runtimes: &[PathBuf], dir: &Path) -> Vec<SessionInfo> {
         let mut here: Vec<SessionInfo> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|x| x == crate::dirs::SESSION_INFO_EXTENSION)
+            })
             .filter_map(|p| SessionInfo::read(&p))
             .filter(|info| dir.starts_with(&info.workspace) && pid_alive(info.pid))
             .collect();

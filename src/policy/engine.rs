@@ -89,9 +89,10 @@ impl Policy {
         &self.grants
     }
 
-    /// Grant `scope` for the rest of the session.
-    pub fn grant(&self, scope: GrantScope) -> Grant {
-        self.grants.add(scope, &self.workspace)
+    /// Grant `scope` for the rest of the session, for calls of `tools` (the
+    /// granted call's grant shape's `rule_tools`, which its rule names).
+    pub fn grant(&self, scope: GrantScope, tools: &[&str]) -> Grant {
+        self.grants.add(scope, tools, &self.workspace)
     }
 
     /// "Always": append `rule` to the project's `.airlock.toml` (keeping its

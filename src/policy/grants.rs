@@ -32,27 +32,37 @@ impl GrantScope {
             (GrantScope::ExactCommand(c), Subject::Command { command }) => {
                 kind == ToolKind::Exec && command.trim() == c.trim()
             }
-            // Prefix grants are taken together with the allow rules.
-            (GrantScope::Prefix(_), Subject::Command { .. }) => false,
             (GrantScope::File(f), Subject::Paths { paths }) => {
                 kind == ToolKind::Write && paths.len() == 1 && &paths[0] == f
             }
+            // Prefix grants are taken together with the allow rules; a
+            // grant of one shape never covers a subject of another.
             _ => false,
         }
     }
 
-    /// The grant written as a rule: `bash(cargo test *)`.
-    pub fn rule_text(&self, workspace: &Path) -> String {
-        match self {
-            GrantScope::ExactCommand(c) => format!("bash({c})"),
-            GrantScope::Prefix(p) => format!("bash({p} *)"),
-            GrantScope::File(f) => {
-                let shown = f
-                    .strip_prefix(workspace)
-                    .map_or_else(|_| f.clone(), Path::to_path_buf);
-                format!("write_file({0}), edit_file({0})", shown.display())
-            }
+    /// The grant written as a rule for each of `tools`, the tools whose
+    /// calls it stands for as the call's tool said (its grant shape's
+    /// `rule_tools`): `bash(cargo test *)`; `write_file(a.rs), edit_file(a.rs)`.
+    /// With no tools, the specifier alone.
+    pub fn rule_text(&self, tools: &[&str], workspace: &Path) -> String {
+        let specifier = match self {
+            GrantScope::ExactCommand(c) => c.clone(),
+            GrantScope::Prefix(p) => format!("{p} *"),
+            GrantScope::File(f) => f
+                .strip_prefix(workspace)
+                .unwrap_or(f.as_path())
+                .display()
+                .to_string(),
+        };
+        if tools.is_empty() {
+            return specifier;
         }
+        tools
+            .iter()
+            .map(|t| format!("{t}({specifier})"))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -64,6 +74,11 @@ pub struct Grant {
     /// What it covers.
     #[serde(flatten)]
     pub scope: GrantScope,
+    /// The tools whose calls its rule names, as the granted call's tool
+    /// said (`bash`; `write_file`, `edit_file`). Records written before the
+    /// grant kept them have none (their `rule` says it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
     /// The grant as a rule, for display and the audit.
     pub rule: String,
     /// When it was made.
@@ -78,12 +93,14 @@ pub struct Grants {
 }
 
 impl Grants {
-    /// Add a grant; returns it.
-    pub fn add(&self, scope: GrantScope, workspace: &Path) -> Grant {
+    /// Add a grant for calls of `tools` (the granted call's grant shape's
+    /// `rule_tools`); returns it.
+    pub fn add(&self, scope: GrantScope, tools: &[&str], workspace: &Path) -> Grant {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let grant = Grant {
             id,
-            rule: scope.rule_text(workspace),
+            rule: scope.rule_text(tools, workspace),
+            tools: tools.iter().map(|t| (*t).to_string()).collect(),
             scope,
             created: chrono::Utc::now(),
         };
@@ -131,14 +148,53 @@ mod tests {
     fn add_list_revoke() {
         let g = Grants::default();
         let ws = Path::new("/ws");
-        let a = g.add(GrantScope::Prefix("cargo test".into()), ws);
-        let b = g.add(GrantScope::File(PathBuf::from("/ws/src/main.rs")), ws);
+        let a = g.add(GrantScope::Prefix("cargo test".into()), &["bash"], ws);
+        let b = g.add(
+            GrantScope::File(PathBuf::from("/ws/src/main.rs")),
+            &["write_file", "edit_file"],
+            ws,
+        );
         assert_eq!(a.rule, "bash(cargo test *)");
         assert_eq!(b.rule, "write_file(src/main.rs), edit_file(src/main.rs)");
+        assert_eq!(b.tools, ["write_file", "edit_file"]);
         assert_eq!(g.list().len(), 2);
         assert_eq!(g.revoke(a.id).map(|x| x.id), Some(a.id));
         assert!(g.revoke(a.id).is_none());
         assert_eq!(g.list(), vec![b]);
+    }
+
+    #[test]
+    fn the_rule_names_the_tools_the_call_said_not_a_name_in_policy() {
+        let ws = Path::new("/ws");
+        let exact = GrantScope::ExactCommand("make test".into());
+        assert_eq!(exact.rule_text(&["run"], ws), "run(make test)");
+        let prefix = GrantScope::Prefix("cargo test".into());
+        assert_eq!(prefix.rule_text(&["sh"], ws), "sh(cargo test *)");
+        let file = GrantScope::File(PathBuf::from("/ws/a.rs"));
+        assert_eq!(
+            file.rule_text(&["save", "patch"], ws),
+            "save(a.rs), patch(a.rs)"
+        );
+        assert_eq!(
+            GrantScope::File(PathBuf::from("/elsewhere/a.rs")).rule_text(&["save"], ws),
+            "save(/elsewhere/a.rs)"
+        );
+        assert_eq!(prefix.rule_text(&[], ws), "cargo test *");
+    }
+
+    #[test]
+    fn a_grant_recorded_before_it_kept_its_tools_still_reads() {
+        // A `grant_added` record's grant as earlier versions wrote it.
+        let old = r#"{"id":3,"scope":"prefix","value":"cargo test","rule":"bash(cargo test *)","created":"2026-11-30T10:00:00Z"}"#;
+        let g: Grant = serde_json::from_str(old).expect("an old grant reads");
+        assert_eq!(g.scope, GrantScope::Prefix("cargo test".into()));
+        assert_eq!(g.rule, "bash(cargo test *)");
+        assert!(g.tools.is_empty());
+        // And a new one round-trips with its tools.
+        let new = Grants::default().add(g.scope.clone(), &["bash"], Path::new("/ws"));
+        let back: Grant =
+            serde_json::from_str(&serde_json::to_string(&new).expect("writes")).expect("reads");
+        assert_eq!(back, new);
     }
 
     #[test]

@@ -201,10 +201,10 @@ struct Command {
     proposed: Option<String>,
 }
 
-/// The command of an exec call, exactly as the trail has it.
+/// The command of a call that runs one, exactly as the trail has it.
 fn command_of(c: &CallEntry) -> Option<Command> {
-    let exec = c.call.kind == Some(crate::call::ToolKind::Exec) || c.call.tool == "bash";
-    let cmd = c.call.args.get("command")?.as_str().filter(|_| exec)?;
+    // The trail keeps the arguments: the call's tool reads its command.
+    let cmd = crate::tools::recorded_command(&c.call.tool, &c.call.args)?;
     let edited = c
         .decided
         .as_ref()
@@ -238,10 +238,8 @@ fn short_summary(c: &CallEntry) -> String {
             .collect();
         return parts.join(" ");
     }
-    s.strip_prefix(c.call.tool.as_str())
-        .and_then(|rest| rest.strip_prefix(' '))
-        .unwrap_or(s)
-        .to_string()
+    // The tool column names the tool: its tool says which words follow.
+    crate::tools::summary_words(&c.call.tool, s).to_string()
 }
 
 /// The indented second line: why it was refused, or how it failed.

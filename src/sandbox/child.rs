@@ -111,9 +111,9 @@ impl Step {
                 target,
                 readonly: true,
                 ..
-            } => format!("hiding {}", path_of(target)),
+            }
+            | Step::HideFile { target, .. } => format!("hiding {}", path_of(target)),
             Step::Tmpfs { target, .. } => format!("mounting a private {}", path_of(target)),
-            Step::HideFile { target, .. } => format!("hiding {}", path_of(target)),
             Step::Bind { src, dst, .. } => {
                 format!("binding {} onto {}", path_of(src), path_of(dst))
             }
@@ -143,7 +143,7 @@ impl Step {
                     let n = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
                     let err = io::Error::last_os_error();
                     libc::close(fd);
-                    if n != bytes.len() as isize {
+                    if usize::try_from(n).ok() != Some(bytes.len()) {
                         return Err(err);
                     }
                     Ok(())
@@ -184,6 +184,10 @@ impl Step {
                     if tree < 0 {
                         return Err(io::Error::last_os_error());
                     }
+                    #[expect(
+                        clippy::cast_possible_truncation,
+                        reason = "a descriptor from the kernel is an int; syscall() widens it to long"
+                    )]
                     let tree = tree as libc::c_int;
                     let r = libc::syscall(
                         libc::SYS_move_mount,
@@ -291,11 +295,11 @@ fn loopback_up() -> io::Result<()> {
         }
         let mut ifr: libc::ifreq = std::mem::zeroed();
         for (i, b) in b"lo".iter().enumerate() {
-            ifr.ifr_name[i] = *b as libc::c_char;
+            ifr.ifr_name[i] = libc::c_char::from_ne_bytes([*b]);
         }
         let mut r = libc::ioctl(s, libc::SIOCGIFFLAGS, &mut ifr);
         if r == 0 {
-            ifr.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+            ifr.ifr_ifru.ifru_flags |= UP_RUNNING;
             r = libc::ioctl(s, libc::SIOCSIFFLAGS, &ifr);
         }
         let err = io::Error::last_os_error();
@@ -303,6 +307,13 @@ fn loopback_up() -> io::Result<()> {
         if r != 0 { Err(err) } else { Ok(()) }
     }
 }
+
+/// The interface flags `lo` is brought up with (`ifru_flags` is a short).
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "IFF_UP | IFF_RUNNING is 0x41, well inside a short"
+)]
+const UP_RUNNING: libc::c_short = (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
 
 /// A close-on-exec pipe: (read end, write end).
 fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
@@ -320,7 +331,7 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 /// one failed.
 #[derive(Debug)]
 pub struct Steps {
-    steps: Vec<Step>,
+    list: Vec<Step>,
     report_r: OwnedFd,
     report_w: OwnedFd,
     /// The `TMPDIR` the shell gets.
@@ -332,7 +343,7 @@ impl Steps {
     pub fn new(steps: Vec<Step>, tmpdir: PathBuf) -> io::Result<Self> {
         let (report_r, report_w) = pipe()?;
         Ok(Self {
-            steps,
+            list: steps,
             report_r,
             report_w,
             tmpdir,
@@ -341,15 +352,16 @@ impl Steps {
 
     /// The steps, in order.
     pub fn steps(&self) -> &[Step] {
-        &self.steps
+        &self.list
     }
 
     /// Apply every step; on failure the step's index goes to the report
     /// pipe. Async-signal-safe: for the forked child before `exec`.
     pub fn enter(&self) -> io::Result<()> {
-        for (i, s) in self.steps.iter().enumerate() {
+        for (i, s) in self.list.iter().enumerate() {
             if let Err(e) = s.apply() {
-                let idx = (i as u32).to_le_bytes();
+                // Saturated, an index no step has: "some step failed".
+                let idx = u32::try_from(i).unwrap_or(u32::MAX).to_le_bytes();
                 // SAFETY: writing four bytes to our pipe.
                 unsafe {
                     libc::write(self.report_w.as_raw_fd(), idx.as_ptr().cast(), idx.len());
@@ -375,7 +387,7 @@ impl Steps {
 
     /// After a failed spawn: which step failed, and how, in words.
     pub fn failure(&self, err: &io::Error) -> String {
-        match self.failed_step().and_then(|i| self.steps.get(i)) {
+        match self.failed_step().and_then(|i| self.list.get(i)) {
             Some(step) => format!("{} failed: {err}", step.describe()),
             None => err.to_string(),
         }

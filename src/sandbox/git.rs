@@ -19,7 +19,8 @@
 //! Existing entries are bound read-only; absent directories and
 //! `config.worktree` get an empty placeholder first (git's own layout has
 //! them); `commondir` and new repositories cannot have a placeholder and
-//! are handled by the guard (see [`super::guard`]), which removes them.
+//! are handled by the guard (`guard.rs`, which uses this file), which
+//! removes them.
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -228,12 +228,13 @@ impl Guard {
         loop {
             // SAFETY: reading into our buffer from our descriptor.
             let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-            if n <= 0 {
-                return;
-            }
+            let n = match usize::try_from(n) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
             let mut off = 0usize;
             let head = std::mem::size_of::<libc::inotify_event>();
-            while off + head <= n as usize {
+            while off + head <= n {
                 // SAFETY: the kernel wrote a whole event here.
                 let ev: libc::inotify_event =
                     unsafe { std::ptr::read_unaligned(buf[off..].as_ptr().cast()) };
@@ -270,13 +271,13 @@ impl Guard {
             self.add_watch(st, &d);
         }
         for p in s.excluded.iter().chain(&s.linked) {
-            self.hide_late(st, p);
+            Self::hide_late(st, p);
         }
         for p in s.gitdirs.iter().chain(&s.gitfiles) {
             if p.file_name().is_some_and(|n| n == ".git") {
-                self.check_git(st, p);
+                Self::check_git(st, p);
             } else {
-                self.check_gitdir_shape(st, p, &p.join("HEAD"));
+                Self::check_gitdir_shape(st, p, &p.join("HEAD"));
             }
         }
     }
@@ -291,11 +292,11 @@ impl Guard {
         };
         if st.ex.matches(rel).is_some() || (m.is_file() && st.secret.contains(&(m.dev(), m.ino())))
         {
-            self.hide_late(st, p);
+            Self::hide_late(st, p);
             return;
         }
         if p.file_name().is_some_and(|n| n == ".git") {
-            self.check_git(st, p);
+            Self::check_git(st, p);
             if std::fs::symlink_metadata(p).is_err() {
                 return;
             }
@@ -305,7 +306,7 @@ impl Guard {
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| GIT_NAMES.contains(&n))
         {
-            self.check_gitdir_shape(st, parent, p);
+            Self::check_gitdir_shape(st, parent, p);
         }
         if m.is_dir() && depth < 64 {
             self.add_watch(st, p);
@@ -322,7 +323,7 @@ impl Guard {
     }
 
     /// A `.git` entry (directory, file, symlink).
-    fn check_git(&self, st: &mut State, p: &Path) {
+    fn check_git(st: &mut State, p: &Path) {
         let Some(id) = scan::file_id(p) else { return };
         if !st.protect_git || st.known.contains(&id) {
             return;
@@ -345,7 +346,7 @@ impl Guard {
     }
 
     /// `name` appeared in `dir`: a repository not known before?
-    fn check_gitdir_shape(&self, st: &mut State, dir: &Path, what: &Path) {
+    fn check_gitdir_shape(st: &mut State, dir: &Path, what: &Path) {
         if !st.protect_git || !Self::live(st) {
             return;
         }
@@ -382,7 +383,7 @@ impl Guard {
         }
     }
 
-    fn hide_late(&self, st: &mut State, p: &Path) {
+    fn hide_late(st: &mut State, p: &Path) {
         if !st.hide || st.later.iter().any(|l| l == p) {
             return;
         }

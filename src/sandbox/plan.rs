@@ -182,153 +182,53 @@ pub struct Built {
     pub notes: Vec<String>,
 }
 
+/// What the settings let the shell read and write, resolved once.
+struct Access {
+    /// `workspace-write` mode: the workspace is writable.
+    writable_ws: bool,
+    /// `allow_read` holds `/`: nothing is narrowed.
+    read_all: bool,
+    /// `allow_read`, resolved.
+    allow_read: Vec<PathBuf>,
+    /// `allow_write`, resolved.
+    allow_write: Vec<PathBuf>,
+}
+
+/// What the mount namespace's steps leave for the rest of the plan.
+struct Mounts {
+    /// The `TMPDIR` the shell gets.
+    tmpdir: PathBuf,
+    /// What was hidden.
+    hidden: Vec<PathBuf>,
+    /// `/dev/shm` is a private tmpfs.
+    private_shm: bool,
+}
+
 /// Build the steps for a shell whose command files are in `private` and
 /// whose temporary directory is `tmp` (inside `private`).
 pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::Result<Built> {
     let ws = sb.workspace.as_path();
     let home = sb.home.as_deref();
     let cfg = &sb.cfg;
+    let access = Access {
+        writable_ws: cfg.mode == SandboxMode::WorkspaceWrite,
+        read_all: cfg.allow_read.iter().any(|r| r == "/"),
+        allow_read: resolve_all(&cfg.allow_read, ws, home),
+        allow_write: resolve_all(&cfg.allow_write, ws, home),
+    };
     let mut notes = Vec::new();
     let mut steps = Vec::new();
-    let writable_ws = cfg.mode == SandboxMode::WorkspaceWrite;
-    let allow_write = resolve_all(&cfg.allow_write, ws, home);
-    let read_all = cfg.allow_read.iter().any(|r| r == "/");
-    let allow_read = resolve_all(&cfg.allow_read, ws, home);
 
     if eff.userns {
         steps.extend(userns_steps());
     }
-    let mut tmpdir = tmp.to_path_buf();
-    let mut hidden = Vec::new();
-    let mut private_shm = false;
+    let mut mounts = Mounts {
+        tmpdir: tmp.to_path_buf(),
+        hidden: Vec::new(),
+        private_shm: false,
+    };
     if eff.mountns {
-        steps.push(Step::Unshare {
-            flags: libc::CLONE_NEWNS,
-            what: "mount namespace",
-        });
-        steps.push(Step::Propagation);
-
-        // Hidden paths: deny_read, and from one walk of the whole
-        // workspace its excluded paths and hard links to secrets.
-        let mut deny = resolve_all(&cfg.deny_read, ws, home);
-        let git = writable_ws && cfg.protect_git;
-        if git {
-            root_placeholder(sb, &mut notes);
-        }
-        let found = if cfg.deny_excluded || git {
-            let guard = sb.guard.as_ref();
-            let started = std::time::Instant::now();
-            let s = scan::scan(ws, &sb.exclusions, &deny, &mut |d| {
-                if let Some(g) = guard {
-                    g.watch(d);
-                }
-            });
-            tracing::debug!(
-                entries = s.entries,
-                dirs = s.dirs,
-                ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                "sandbox: workspace walked"
-            );
-            if s.cut {
-                notes.push(format!(
-                    "the workspace has more than {SCAN_LIMIT} entries: excluded paths and repositories beyond them are not covered"
-                ));
-            }
-            if let Some(g) = guard {
-                g.learn(&s);
-            }
-            s
-        } else {
-            scan::Scan::default()
-        };
-        if cfg.deny_excluded {
-            deny.extend(found.excluded.iter().cloned());
-            deny.extend(found.linked.iter().cloned());
-        }
-        if !cfg.allow_network {
-            deny.extend(scan_sockets(&socket_roots()));
-        }
-        let link = private.join("hidden");
-        std::os::unix::fs::symlink(HIDDEN_TARGET, &link)?;
-        for d in outermost(deny) {
-            if ws.starts_with(&d) || private.starts_with(&d) {
-                notes.push(format!(
-                    "deny_read {} is not hidden: it holds the workspace",
-                    d.display()
-                ));
-                continue;
-            }
-            if hidden.len() >= MAX_HIDDEN {
-                notes.push(format!(
-                    "more than {MAX_HIDDEN} paths to hide: the rest are not"
-                ));
-                break;
-            }
-            let Ok(meta) = std::fs::metadata(&d) else {
-                continue;
-            };
-            steps.push(if meta.is_dir() {
-                Step::Tmpfs {
-                    target: cstring(&d)?,
-                    readonly: true,
-                    options: c"size=4k,mode=0555".into(),
-                }
-            } else {
-                Step::HideFile {
-                    link: cstring(&link)?,
-                    target: cstring(&d)?,
-                }
-            });
-            hidden.push(d);
-        }
-        if writable_ws {
-            let mut made = Vec::new();
-            steps.extend(protect_steps(ws, &cfg.protect, &mut made, &mut notes)?);
-            sb.placeholders
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .extend(made);
-        }
-        if git {
-            steps.extend(git_steps(ws, &found, &mut notes)?);
-        }
-
-        // A private /tmp, with what must stay visible under it bound back.
-        if let Some(keeps) = tmp_keeps(ws, private, tmp, &allow_write, &allow_read, read_all) {
-            for k in keeps {
-                let rel = k.strip_prefix("/tmp").unwrap_or(&k);
-                let dst = tmp.join(rel);
-                if k.is_dir() {
-                    std::fs::create_dir_all(&dst)?;
-                } else {
-                    if let Some(parent) = dst.parent() {
-                        std::fs::create_dir_all(parent)?;
-                    }
-                    std::fs::File::create(&dst)?;
-                }
-                let writable = (writable_ws && k == ws) || allow_write.iter().any(|w| w == &k);
-                steps.push(Step::Bind {
-                    src: cstring(&k)?,
-                    dst: cstring(&dst)?,
-                    readonly: (!writable).then(|| locked_flags(&k)),
-                });
-            }
-            steps.push(Step::Bind {
-                src: cstring(tmp)?,
-                dst: c"/tmp".into(),
-                readonly: None,
-            });
-            tmpdir = PathBuf::from("/tmp");
-        }
-        if Path::new("/dev/shm").is_dir() {
-            steps.push(Step::Tmpfs {
-                target: c"/dev/shm".into(),
-                readonly: false,
-                options: c"mode=1777".into(),
-            });
-            private_shm = true;
-        }
-        steps.push(Step::Chdir(cstring(ws)?));
+        mounts = mount_steps(sb, &access, private, tmp, &mut steps, &mut notes)?;
     }
     if eff.pidns {
         steps.push(Step::Unshare {
@@ -347,53 +247,262 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
         steps.push(Step::LoopbackUp);
     }
     if let Some(abi) = eff.landlock {
-        let block_tcp = !cfg.allow_network && !eff.netns;
-        let mut scopes = landlock::SCOPE_SIGNAL;
-        if !cfg.allow_network {
-            scopes |= landlock::SCOPE_ABSTRACT_UNIX;
-        }
-        let mut r = Ruleset::new(abi, block_tcp, scopes)?;
-        let mut reads: Vec<PathBuf> = allow_read.clone();
-        if !read_all {
-            reads.extend(SYSTEM_READ.iter().map(PathBuf::from));
-            if let Some(path) = std::env::var_os("PATH") {
-                reads.extend(std::env::split_paths(&path));
-            }
-            reads.push(private.to_path_buf());
-        }
-        reads.push(ws.to_path_buf());
-        for p in reads.iter().filter(|p| p.exists()) {
-            r.allow(p, fs::READ)?;
-        }
-        if eff.pidns && eff.mountns && !read_all {
-            // The PID namespace's own /proc is a new mount: rules on the
-            // host's /proc do not reach beneath it.
-            r.allow_late(Path::new("/proc"), fs::READ)?;
-        }
-        let mut writes = vec![tmp.to_path_buf()];
-        writes.extend(allow_write.iter().cloned());
-        if writable_ws {
-            writes.push(ws.to_path_buf());
-        }
-        if private_shm {
-            writes.push(PathBuf::from("/dev/shm"));
-        }
-        for p in writes.iter().filter(|p| p.exists()) {
-            r.allow(p, fs::ALL)?;
-        }
-        for d in DEVICES.iter().map(Path::new).filter(|p| p.exists()) {
-            r.allow(d, fs::DEVICE)?;
-        }
-        if Path::new("/dev/pts").is_dir() {
-            r.allow(Path::new("/dev/pts"), fs::DEVICE | fs::READ_DIR)?;
-        }
+        let r = ruleset(sb, eff, abi, &access, private, tmp, mounts.private_shm)?;
         steps.push(Step::Landlock(r));
     }
     Ok(Built {
-        steps: Steps::new(steps, tmpdir)?,
-        hidden,
+        steps: Steps::new(steps, mounts.tmpdir)?,
+        hidden: mounts.hidden,
         notes,
     })
+}
+
+/// The steps of a private mount namespace: the hidden paths, the protected
+/// paths and repositories, a private `/tmp` and `/dev/shm`, and a `chdir`
+/// back into the workspace once they are in place.
+fn mount_steps(
+    sb: &Sandbox,
+    access: &Access,
+    private: &Path,
+    tmp: &Path,
+    steps: &mut Vec<Step>,
+    notes: &mut Vec<String>,
+) -> io::Result<Mounts> {
+    let ws = sb.workspace.as_path();
+    let cfg = &sb.cfg;
+    steps.push(Step::Unshare {
+        flags: libc::CLONE_NEWNS,
+        what: "mount namespace",
+    });
+    steps.push(Step::Propagation);
+
+    // Hidden paths: deny_read, and from one walk of the whole
+    // workspace its excluded paths and hard links to secrets.
+    let mut deny = resolve_all(&cfg.deny_read, ws, sb.home.as_deref());
+    let git = access.writable_ws && cfg.protect_git;
+    if git {
+        root_placeholder(sb, notes);
+    }
+    let found = if cfg.deny_excluded || git {
+        walk_workspace(sb, &deny, notes)
+    } else {
+        scan::Scan::default()
+    };
+    if cfg.deny_excluded {
+        deny.extend(found.excluded.iter().cloned());
+        deny.extend(found.linked.iter().cloned());
+    }
+    if !cfg.allow_network {
+        deny.extend(scan_sockets(&socket_roots()));
+    }
+    let hidden = hide_steps(ws, private, deny, steps, notes)?;
+    if access.writable_ws {
+        let mut made = Vec::new();
+        steps.extend(protect_steps(ws, &cfg.protect, &mut made, notes)?);
+        sb.placeholders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend(made);
+    }
+    if git {
+        steps.extend(git_steps(ws, &found, notes)?);
+    }
+
+    let mut tmpdir = tmp.to_path_buf();
+    if private_tmp_steps(ws, access, private, tmp, steps)? {
+        tmpdir = PathBuf::from("/tmp");
+    }
+    let private_shm = Path::new("/dev/shm").is_dir();
+    if private_shm {
+        steps.push(Step::Tmpfs {
+            target: c"/dev/shm".into(),
+            readonly: false,
+            options: c"mode=1777".into(),
+        });
+    }
+    steps.push(Step::Chdir(cstring(ws)?));
+    Ok(Mounts {
+        tmpdir,
+        hidden,
+        private_shm,
+    })
+}
+
+/// One walk of the whole workspace (the guard, if any, watches every
+/// directory it enters and learns the repositories found).
+fn walk_workspace(sb: &Sandbox, deny: &[PathBuf], notes: &mut Vec<String>) -> scan::Scan {
+    let guard = sb.guard.as_ref();
+    let started = std::time::Instant::now();
+    let s = scan::scan(&sb.workspace, &sb.exclusions, deny, &mut |d| {
+        if let Some(g) = guard {
+            g.watch(d);
+        }
+    });
+    tracing::debug!(
+        entries = s.entries,
+        dirs = s.dirs,
+        ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        "sandbox: workspace walked"
+    );
+    if s.cut {
+        notes.push(format!(
+            "the workspace has more than {SCAN_LIMIT} entries: excluded paths and repositories beyond them are not covered"
+        ));
+    }
+    if let Some(g) = guard {
+        g.learn(&s);
+    }
+    s
+}
+
+/// Hide each outermost `deny` path (at most [`MAX_HIDDEN`]): a read-only
+/// empty tmpfs over a directory, a dangling symlink (made in `private`)
+/// over anything else. Returns what was hidden.
+fn hide_steps(
+    ws: &Path,
+    private: &Path,
+    deny: Vec<PathBuf>,
+    steps: &mut Vec<Step>,
+    notes: &mut Vec<String>,
+) -> io::Result<Vec<PathBuf>> {
+    let link = private.join("hidden");
+    std::os::unix::fs::symlink(HIDDEN_TARGET, &link)?;
+    let mut hidden = Vec::new();
+    for d in outermost(deny) {
+        if ws.starts_with(&d) || private.starts_with(&d) {
+            notes.push(format!(
+                "deny_read {} is not hidden: it holds the workspace",
+                d.display()
+            ));
+            continue;
+        }
+        if hidden.len() >= MAX_HIDDEN {
+            notes.push(format!(
+                "more than {MAX_HIDDEN} paths to hide: the rest are not"
+            ));
+            break;
+        }
+        let Ok(meta) = std::fs::metadata(&d) else {
+            continue;
+        };
+        steps.push(if meta.is_dir() {
+            Step::Tmpfs {
+                target: cstring(&d)?,
+                readonly: true,
+                options: c"size=4k,mode=0555".into(),
+            }
+        } else {
+            Step::HideFile {
+                link: cstring(&link)?,
+                target: cstring(&d)?,
+            }
+        });
+        hidden.push(d);
+    }
+    Ok(hidden)
+}
+
+/// A private `/tmp` (the directory `tmp` bound over it), with what must
+/// stay visible under it bound back. False when `/tmp` cannot be private.
+fn private_tmp_steps(
+    ws: &Path,
+    access: &Access,
+    private: &Path,
+    tmp: &Path,
+    steps: &mut Vec<Step>,
+) -> io::Result<bool> {
+    let Some(keeps) = tmp_keeps(
+        ws,
+        private,
+        tmp,
+        &access.allow_write,
+        &access.allow_read,
+        access.read_all,
+    ) else {
+        return Ok(false);
+    };
+    for k in keeps {
+        let rel = k.strip_prefix("/tmp").unwrap_or(&k);
+        let dst = tmp.join(rel);
+        if k.is_dir() {
+            std::fs::create_dir_all(&dst)?;
+        } else {
+            if let Some(parent) = dst.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::File::create(&dst)?;
+        }
+        let writable =
+            (access.writable_ws && k == ws) || access.allow_write.iter().any(|w| w == &k);
+        steps.push(Step::Bind {
+            src: cstring(&k)?,
+            dst: cstring(&dst)?,
+            readonly: (!writable).then(|| locked_flags(&k)),
+        });
+    }
+    steps.push(Step::Bind {
+        src: cstring(tmp)?,
+        dst: c"/tmp".into(),
+        readonly: None,
+    });
+    Ok(true)
+}
+
+/// The Landlock ruleset: reads of the allowed and system paths, writes of
+/// `tmp`, the allowed paths (and the workspace in `workspace-write`), the
+/// device files; TCP and scopes as the network setting says.
+fn ruleset(
+    sb: &Sandbox,
+    eff: &Effective,
+    abi: u32,
+    access: &Access,
+    private: &Path,
+    tmp: &Path,
+    private_shm: bool,
+) -> io::Result<Ruleset> {
+    let cfg = &sb.cfg;
+    let ws = sb.workspace.as_path();
+    let block_tcp = !cfg.allow_network && !eff.netns;
+    let mut scopes = landlock::SCOPE_SIGNAL;
+    if !cfg.allow_network {
+        scopes |= landlock::SCOPE_ABSTRACT_UNIX;
+    }
+    let mut r = Ruleset::new(abi, block_tcp, scopes)?;
+    let mut reads: Vec<PathBuf> = access.allow_read.clone();
+    if !access.read_all {
+        reads.extend(SYSTEM_READ.iter().map(PathBuf::from));
+        if let Some(path) = std::env::var_os("PATH") {
+            reads.extend(std::env::split_paths(&path));
+        }
+        reads.push(private.to_path_buf());
+    }
+    reads.push(ws.to_path_buf());
+    for p in reads.iter().filter(|p| p.exists()) {
+        r.allow(p, fs::READ)?;
+    }
+    if eff.pidns && eff.mountns && !access.read_all {
+        // The PID namespace's own /proc is a new mount: rules on the
+        // host's /proc do not reach beneath it.
+        r.allow_late(Path::new("/proc"), fs::READ)?;
+    }
+    let mut writes = vec![tmp.to_path_buf()];
+    writes.extend(access.allow_write.iter().cloned());
+    if access.writable_ws {
+        writes.push(ws.to_path_buf());
+    }
+    if private_shm {
+        writes.push(PathBuf::from("/dev/shm"));
+    }
+    for p in writes.iter().filter(|p| p.exists()) {
+        r.allow(p, fs::ALL)?;
+    }
+    for d in DEVICES.iter().map(Path::new).filter(|p| p.exists()) {
+        r.allow(d, fs::DEVICE)?;
+    }
+    if Path::new("/dev/pts").is_dir() {
+        r.allow(Path::new("/dev/pts"), fs::DEVICE | fs::READ_DIR)?;
+    }
+    Ok(r)
 }
 
 /// Read-only binds of the `protect` paths that exist in the workspace,

@@ -249,7 +249,7 @@ mod tests {
         Exclusions::new(
             &crate::scope::DEFAULT_EXCLUDED
                 .iter()
-                .map(|s| s.to_string())
+                .map(ToString::to_string)
                 .collect::<Vec<_>>(),
         )
         .unwrap()

@@ -104,7 +104,7 @@ pub const DEFAULT_ALLOW_ENV: &[&str] = &[
 
 /// Kept read-only by default.
 /// (Git's control files are protected by `protect_git`.)
-pub const DEFAULT_PROTECT: &[&str] = &[".airlock.toml"];
+pub const DEFAULT_PROTECT: &[&str] = &[crate::dirs::PROJECT_CONFIG];
 
 /// Hidden by default (besides the workspace's excluded paths).
 pub const DEFAULT_DENY_READ: &[&str] = &["~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud"];

@@ -18,14 +18,14 @@ fn all() -> Support {
     }
 }
 
-fn sandbox(cfg: &SandboxConfig, s: Support) -> Sandbox {
+fn sandbox(cfg: &SandboxConfig, s: &Support) -> Sandbox {
     let (_d, ws) = ws();
-    Sandbox::with_support(cfg, &ws, &Exclusions::new(&[]).unwrap(), &s)
+    Sandbox::with_support(cfg, &ws, &Exclusions::new(&[]).unwrap(), s)
 }
 
 #[test]
 fn everything_available_is_enforced_and_named() {
-    let sb = sandbox(&SandboxConfig::default(), all());
+    let sb = sandbox(&SandboxConfig::default(), &all());
     let st = sb.status();
     assert_eq!(st.state, SandboxState::Enforced);
     assert_eq!(
@@ -43,7 +43,7 @@ fn allowing_the_network_drops_the_network_namespace() {
         allow_network: true,
         ..SandboxConfig::default()
     };
-    let sb = sandbox(&cfg, all());
+    let sb = sandbox(&cfg, &all());
     assert_eq!(sb.status().state, SandboxState::Enforced);
     assert!(!sb.status().mechanisms.contains(&"netns".to_string()));
     assert!(sb.status().summary.contains("network allowed"));
@@ -55,7 +55,7 @@ fn a_missing_mechanism_is_partial_and_says_why() {
         netns: Err("creating a network namespace failed: EPERM".into()),
         ..all()
     };
-    let sb = sandbox(&SandboxConfig::default(), s);
+    let sb = sandbox(&SandboxConfig::default(), &s);
     let st = sb.status();
     assert_eq!(st.state, SandboxState::Partial);
     assert!(st.summary.contains("partial"), "{}", st.summary);
@@ -67,7 +67,7 @@ fn a_missing_mechanism_is_partial_and_says_why() {
 fn nothing_available_is_off_with_the_reasons() {
     let sb = sandbox(
         &SandboxConfig::default(),
-        Support::none("no kernel support"),
+        &Support::none("no kernel support"),
     );
     let st = sb.status();
     assert_eq!(st.state, SandboxState::Off);
@@ -83,7 +83,7 @@ fn required_and_missing_refuses_the_shell() {
         required: true,
         ..SandboxConfig::default()
     };
-    let sb = sandbox(&cfg, Support::none("no kernel support"));
+    let sb = sandbox(&cfg, &Support::none("no kernel support"));
     assert_eq!(sb.status().state, SandboxState::Refused);
     let dir = tempfile::tempdir().unwrap();
     let e = sb.prepare(dir.path(), dir.path()).unwrap_err().to_string();
@@ -100,7 +100,7 @@ fn mode_off_is_off_and_passes_the_environment() {
         required: true,
         ..SandboxConfig::default()
     };
-    let sb = sandbox(&cfg, Support::none("mode = off"));
+    let sb = sandbox(&cfg, &Support::none("mode = off"));
     assert_eq!(sb.status().state, SandboxState::Off);
     assert_eq!(sb.status().summary, "sandbox: off — mode = off");
     let vars = vec![(OsString::from("ANYTHING"), OsString::from("1"))];
@@ -109,7 +109,7 @@ fn mode_off_is_off_and_passes_the_environment() {
 
 #[test]
 fn the_environment_is_an_allowlist_when_on() {
-    let sb = sandbox(&SandboxConfig::default(), all());
+    let sb = sandbox(&SandboxConfig::default(), &all());
     let vars = vec![
         (OsString::from("PATH"), OsString::from("/bin")),
         (OsString::from("DATABASE_URL"), OsString::from("x")),
@@ -121,7 +121,7 @@ fn the_environment_is_an_allowlist_when_on() {
 
 #[test]
 fn status_round_trips_through_json() {
-    let sb = sandbox(&SandboxConfig::default(), all());
+    let sb = sandbox(&SandboxConfig::default(), &all());
     let j = serde_json::to_string(sb.status()).unwrap();
     let back: SandboxStatus = serde_json::from_str(&j).unwrap();
     assert_eq!(&back, sb.status());
@@ -134,7 +134,7 @@ fn a_missing_pid_namespace_is_reported_unless_containment_is_off() {
         pidns: Err("creating a PID namespace failed: EPERM".into()),
         ..all()
     };
-    let sb = sandbox(&SandboxConfig::default(), s.clone());
+    let sb = sandbox(&SandboxConfig::default(), &s);
     let st = sb.status();
     assert_eq!(st.state, SandboxState::Partial);
     assert!(
@@ -146,7 +146,7 @@ fn a_missing_pid_namespace_is_reported_unless_containment_is_off() {
         contain_processes: false,
         ..SandboxConfig::default()
     };
-    let sb = sandbox(&off, s);
+    let sb = sandbox(&off, &s);
     assert_eq!(sb.status().state, SandboxState::Enforced);
     assert!(!sb.status().mechanisms.contains(&"pidns".to_string()));
 }
@@ -157,7 +157,7 @@ fn protecting_git_without_a_mount_namespace_is_reported() {
         mountns: Err("creating a mount namespace failed: EPERM".into()),
         ..all()
     };
-    let sb = sandbox(&SandboxConfig::default(), s);
+    let sb = sandbox(&SandboxConfig::default(), &s);
     assert!(
         sb.status()
             .missing
@@ -170,11 +170,11 @@ fn protecting_git_without_a_mount_namespace_is_reported() {
 
 #[test]
 fn the_status_says_whether_git_is_protected() {
-    let sb = sandbox(&SandboxConfig::default(), all());
+    let sb = sandbox(&SandboxConfig::default(), &all());
     assert!(sb.status().protect_git);
     let ro = SandboxConfig {
         mode: SandboxMode::ReadOnly,
         ..SandboxConfig::default()
     };
-    assert!(!sandbox(&ro, all()).status().protect_git);
+    assert!(!sandbox(&ro, &all()).status().protect_git);
 }

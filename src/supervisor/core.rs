@@ -106,9 +106,10 @@ impl Supervisor {
         &self.policy
     }
 
-    /// "Approve for this session": add a grant (audited).
-    pub fn grant(&self, scope: crate::policy::GrantScope) -> crate::policy::Grant {
-        let grant = self.policy.grant(scope);
+    /// "Approve for this session": add a grant for calls of `tools` (the
+    /// call's grant shape's `rule_tools`), audited.
+    pub fn grant(&self, scope: crate::policy::GrantScope, tools: &[&str]) -> crate::policy::Grant {
+        let grant = self.policy.grant(scope, tools);
         self.record(&AuditEvent::GrantAdded {
             grant: grant.clone(),
         });

@@ -14,13 +14,13 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use super::core::{Supervisor, WaitHook};
-use super::pipeline::CallError;
+use super::error::CallError;
 use super::record::CallResult;
 use super::words::one_line;
 use crate::audit::{bounded_object, excerpt};
 use crate::call::{
-    AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, EditField, Event, Outcome,
-    Proposal, Runner, Subject, ToolKind,
+    AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, EditField, Event, GrantShape,
+    Outcome, Proposal, Runner, Subject, ToolKind,
 };
 use crate::scope::ScopeError;
 use crate::tools::ToolOutput;
@@ -53,6 +53,8 @@ pub struct ExternalCall {
     /// What the human may edit (only when the agent accepts a rewritten
     /// input).
     pub edit: Option<EditField>,
+    /// What a grant of it can cover (as airlock's matching tool says).
+    pub grant: GrantShape,
     /// For writes: the change, computed by the transport.
     pub proposal: Option<Proposal>,
     /// The agent's own tool name (`Bash`, `apply_patch`, `run_shell_command` …).
@@ -171,9 +173,7 @@ impl Supervisor {
         self.record_decision(&info, &decision)?;
         if let Some(refused) = decision.refusal_outcome() {
             let out = ToolOutput::error(super::words::refusal_message(&decision));
-            let mut result = CallResult::not_run(refused, &out, arrived);
-            result.proposal = info.proposal.as_deref();
-            self.record_result(id, result);
+            self.record_not_run(&info, refused, &out, arrived);
         } else {
             self.events.emit(Event::CallStarted { id });
             let open = OpenCall {
@@ -390,6 +390,7 @@ fn external_info(id: CallId, agent: &AgentInfo, call: ExternalCall) -> (CallInfo
         },
         view: call.view,
         edit: call.edit,
+        grant: call.grant,
         proposal: call.proposal.map(Arc::new),
     };
     (info, call.subject)

@@ -10,14 +10,25 @@ mod confirm;
 mod core;
 mod decide;
 #[cfg(test)]
+mod decide_tests;
+#[cfg(test)]
 mod edit_tests;
+mod error;
 mod external;
 #[cfg(test)]
 mod external_tests;
 mod pipeline;
 mod prepare;
+#[cfg(test)]
+mod prepare_tests;
 mod record;
+#[cfg(test)]
+mod record_tests;
 mod run;
+#[cfg(test)]
+mod run_tests;
+#[cfg(test)]
+mod stage_support;
 #[cfg(test)]
 mod tests;
 mod words;
@@ -26,7 +37,7 @@ pub use confirm::{
     ApproveAllConfirmer, ConfirmRequest, Confirmer, HEADLESS_MESSAGE, HeadlessConfirmer,
 };
 pub use core::{Supervisor, SupervisorParts, WaitHook};
+pub use error::CallError;
 pub use external::{EXTERNAL_RESULT_TIMEOUT, ExternalCall, ExternalError, ExternalResult};
-pub use pipeline::CallError;
 pub use record::CallResult;
 pub use words::refusal_message;

@@ -9,28 +9,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::core::{Supervisor, WaitHook};
 use super::decide::immediate;
+use super::error::CallError;
 use super::prepare::{NotPrepared, Prepared};
 use super::record::CallResult;
 use super::words::{cap_output, refusal_message, say_what_ran};
-use crate::audit::AuditError;
 use crate::call::{AgentInfo, CallInfo, DecidedBy, Decision, EditField, Outcome, ToolKind};
 use crate::tools::{Invocation, Tool, ToolOutput};
-
-/// A call that cannot get a tool result at all (JSON-RPC errors).
-#[derive(Debug, thiserror::Error)]
-pub enum CallError {
-    /// No enabled tool has this name.
-    #[error("unknown tool {name:?}; available tools: {available}")]
-    UnknownTool {
-        /// The name asked for.
-        name: String,
-        /// The enabled tools.
-        available: String,
-    },
-    /// The decision could not be recorded, so the call was not run.
-    #[error("the call was not run because its audit record could not be written: {0}")]
-    Audit(#[from] AuditError),
-}
 
 impl Supervisor {
     /// Run one call through the pipeline. `cancel` is the agent's
@@ -93,9 +77,7 @@ impl Supervisor {
                 text = format!("the user edited the command to {edited:?}, and {text}");
             }
             let out = ToolOutput::error(text);
-            let mut result = CallResult::not_run(refused, &out, arrived);
-            result.proposal = info.proposal.as_deref();
-            self.record_result(info.id, result);
+            self.record_not_run(&info, refused, &out, arrived);
             return Ok(out);
         }
         let (mut out, outcome, ran) = self.run(&info, p.invocation, &cancel).await;

@@ -7,10 +7,12 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::core::Supervisor;
-use super::pipeline::CallError;
+use super::error::CallError;
 use super::words::{one_line, short_call};
 use crate::audit::{bounded_object, excerpt};
-use crate::call::{AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, Runner, ToolKind};
+use crate::call::{
+    AgentInfo, CallId, CallInfo, CallView, DecidedBy, Decision, GrantShape, Runner, ToolKind,
+};
 use crate::tools::{Invocation, Tool, ToolError};
 
 /// A call ready to be decided.
@@ -55,6 +57,7 @@ impl Supervisor {
             runner: Runner::Airlock,
             view: CallView::Args,
             edit: None,
+            grant: GrantShape::None,
             proposal: None,
         };
         let Some(tool) = self.tools.get(tool_name).cloned() else {
@@ -89,10 +92,11 @@ impl Supervisor {
         };
         // One line, whatever the agent put in its arguments.
         info.summary = one_line(&invocation.summary());
-        info.proposal = invocation.proposal().map(Arc::new);
+        info.proposal = invocation.proposal();
         // What the prompt shows and what may be edited: the tool says.
         info.view = invocation.view();
         info.edit = invocation.edit();
+        info.grant = invocation.grant();
         Ok(Prepared {
             info,
             tool,

@@ -150,6 +150,7 @@ impl Supervisor {
                 is_error: out.is_error,
                 truncated: out.truncated,
                 structured: out.structured.clone(),
+                shell_cwd: out.shell_cwd.clone(),
             },
         });
     }
@@ -166,10 +167,22 @@ impl Supervisor {
         self.record_decision(info, decision)?;
         let out = ToolOutput::error(decision.reason().unwrap_or_default());
         let outcome = decision.refusal_outcome().unwrap_or(Outcome::Refused);
-        let mut result = CallResult::not_run(outcome, &out, arrived);
+        self.record_not_run(info, outcome, &out, arrived);
+        Ok(())
+    }
+
+    /// Record that `info`, refused, ended `outcome` without running; `out`
+    /// is what the agent got. The change it proposed is kept.
+    pub(super) fn record_not_run(
+        &self,
+        info: &CallInfo,
+        outcome: Outcome,
+        out: &ToolOutput,
+        arrived: Instant,
+    ) {
+        let mut result = CallResult::not_run(outcome, out, arrived);
         result.proposal = info.proposal.as_deref();
         self.record_result(info.id, result);
-        Ok(())
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{AgentInfo, CallId, CallView, EditField, Subject, ToolKind};
+use crate::call::{AgentInfo, CallId, CallView, EditField, GrantShape, Subject, ToolKind};
 use crate::scope::{Scope, ScopeError};
 
 pub mod bash;
@@ -140,8 +140,9 @@ pub trait Invocation: Send + 'static {
     fn summary(&self) -> String;
     /// What the policy matches against.
     fn subject(&self) -> Subject;
-    /// For writes: the change, shown to the human before it is approved.
-    fn proposal(&self) -> Option<crate::call::Proposal> {
+    /// For writes: the change, shown to the human before it is approved
+    /// (shared, not copied: a diff can be as large as the file).
+    fn proposal(&self) -> Option<Arc<crate::call::Proposal>> {
         None
     }
     /// What the approval prompt shows for it (default: the arguments).
@@ -152,6 +153,11 @@ pub trait Invocation: Send + 'static {
     /// nothing; bash: the command). See [`Tool::editable_arg`].
     fn edit(&self) -> Option<EditField> {
         None
+    }
+    /// What "approve for this session" and "always" can cover for it
+    /// (default: only this call; bash: the command; writes: the file).
+    fn grant(&self) -> GrantShape {
+        GrantShape::None
     }
     /// Run it. Errors are results with `is_error`; timeouts and
     /// cancellation are handled by the pipeline around this future.
@@ -206,6 +212,30 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The shell command a call of this tool runs, read from its arguments
+    /// as the trail records them (the trail keeps no prompt view), for the
+    /// log and review; `None` for a tool that runs no command (bash:
+    /// `command`).
+    fn recorded_command<'a>(&self, _args: &'a Value) -> Option<&'a str> {
+        None
+    }
+
+    /// The words of a summary of this tool's call after the tool's name,
+    /// for lists that show the tool beside it (`grep "TODO" in src` →
+    /// `"TODO" in src`; `create a.txt` stays). Default: the summary without
+    /// the tool's name in front, as [`Invocation::summary`]s of the
+    /// read-only tools and [`unprepared_summary`] write it.
+    fn summary_words<'a>(&self, summary: &'a str) -> &'a str {
+        without_name(self.spec().name, summary)
+    }
+
+    /// The arguments whose text a call's change (its diff) shows, so the
+    /// detail names them rather than repeating them (`write_file`:
+    /// `content`; `edit_file`: `old_text`, `new_text`).
+    fn change_args(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// An agent's connection ended: drop what the tool keeps for it (bash
     /// ends that agent's shell).
     fn agent_disconnected(&self, _agent: &AgentInfo) {}
@@ -247,6 +277,41 @@ pub fn with_edit(
     Some(args)
 }
 
+/// The command a recorded call of the built-in tool named `tool` ran, as
+/// that tool reads its arguments (see [`Tool::recorded_command`]); `None`
+/// when no built-in tool has that name or it runs no command.
+pub fn recorded_command<'a>(tool: &str, args: &'a Value) -> Option<&'a str> {
+    ToolRegistry::builtin().get(tool)?.recorded_command(args)
+}
+
+/// The words of a recorded summary of a call of `tool` after the tool's
+/// name, as that tool reads its summaries (see [`Tool::summary_words`]).
+/// A tool airlock has none of (an agent's own tool through its hooks, whose
+/// summaries name it first too) reads the same way as the default.
+pub fn summary_words<'a>(tool: &str, summary: &'a str) -> &'a str {
+    match ToolRegistry::builtin().get(tool) {
+        Some(t) => t.summary_words(summary),
+        None => without_name(tool, summary),
+    }
+}
+
+/// `summary` without `name` and a space in front, if it starts so.
+fn without_name<'a>(name: &str, summary: &'a str) -> &'a str {
+    summary
+        .strip_prefix(name)
+        .and_then(|rest| rest.strip_prefix(' '))
+        .unwrap_or(summary)
+}
+
+/// The arguments the change of a call of the built-in tool named `tool`
+/// shows (see [`Tool::change_args`]); none when no built-in tool has that
+/// name.
+pub fn change_args(tool: &str) -> &'static [&'static str] {
+    ToolRegistry::builtin()
+        .get(tool)
+        .map_or(&[], |t| t.change_args())
+}
+
 /// Run blocking work (file system access) off the async runtime.
 pub fn run_blocking<F>(ctx: RunContext, work: F) -> RunFuture
 where
@@ -284,6 +349,21 @@ impl ToolRegistry {
             reg.tools.insert(tool.spec().name, tool);
         }
         reg
+    }
+
+    /// Every built-in tool, bash unconfigured and unsandboxed, made once:
+    /// for asking the tools about calls (what a recorded call ran, the
+    /// checks an agent's own tool reuses), never for running bash.
+    pub fn builtin() -> &'static Self {
+        static TOOLS: std::sync::OnceLock<ToolRegistry> = std::sync::OnceLock::new();
+        TOOLS.get_or_init(|| {
+            let mut all = Self::all();
+            all.insert(Arc::new(bash::Bash::new(
+                &bash::BashConfig::default(),
+                None,
+            )));
+            all
+        })
     }
 
     /// Every built-in tool, bash built from `bash` and run in `sandbox`
@@ -358,8 +438,9 @@ mod tests {
     use serde_json::json;
 
     fn tool(name: &str) -> Arc<dyn Tool> {
-        let reg = ToolRegistry::configured(&ToolsConfig::default(), &Default::default(), None)
-            .expect("built-in tools");
+        let reg =
+            ToolRegistry::configured(&ToolsConfig::default(), &bash::BashConfig::default(), None)
+                .expect("built-in tools");
         reg.get(name).expect("a built-in tool").clone()
     }
 
@@ -417,6 +498,7 @@ mod tests {
                 command: "make test".into(),
                 cwd: None,
                 description: Some("run the tests".into()),
+                shown_args: &["command", "description"],
             }
         );
         assert_eq!(
@@ -432,5 +514,69 @@ mod tests {
         assert_eq!((write.view(), write.edit()), (CallView::Change, None));
         let read = prep("read_file", json!({"path": "a.txt"}));
         assert_eq!((read.view(), read.edit()), (CallView::Args, None));
+        // And what a grant of it covers.
+        assert_eq!(bash.grant(), bash::grant("make test"));
+        assert_eq!(restart.grant(), GrantShape::None);
+        let real = std::fs::canonicalize(dir.path()).unwrap().join("a.txt");
+        assert_eq!(
+            write.grant(),
+            GrantShape::File {
+                path: real.clone(),
+                shown: "a.txt".into(),
+                rule_tools: &["write_file", "edit_file"],
+            }
+        );
+        let edit = prep(
+            "edit_file",
+            json!({"path": "a.txt", "old_text": "old", "new_text": "new"}),
+        );
+        assert_eq!(edit.grant(), write::grant(real, "a.txt"));
+        assert_eq!(read.grant(), GrantShape::None);
+    }
+
+    #[test]
+    fn a_summarys_words_after_the_tools_name_are_its_tools_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        let summary = |name: &str, args: Value| {
+            let args = args.as_object().cloned().unwrap_or_default();
+            tool(name)
+                .prepare(&args, &scope)
+                .expect("prepared")
+                .summary()
+        };
+        // The tools' own summaries, as prepared.
+        let grep = summary("grep", json!({"pattern": "TODO", "path": "."}));
+        assert_eq!(summary_words("grep", &grep), r#""TODO" in ."#);
+        let write = summary("write_file", json!({"path": "b.txt", "content": "x"}));
+        assert_eq!(
+            summary_words("write_file", &write),
+            write,
+            "no name to drop"
+        );
+        let unprepared = unprepared_summary(tool("cat").as_ref(), &json!({"path": ".env"}));
+        assert_eq!(summary_words("cat", &unprepared), ".env");
+        // A tool airlock has none of: its name in front, dropped; a name
+        // that only starts the same is kept.
+        assert_eq!(summary_words("WebFetch", "WebFetch https://x"), "https://x");
+        assert_eq!(
+            summary_words("Web", "WebFetch https://x"),
+            "WebFetch https://x"
+        );
+    }
+
+    #[test]
+    fn a_recorded_call_is_read_by_its_tool() {
+        let args = json!({"command": "make test", "path": "a"});
+        assert_eq!(recorded_command("bash", &args), Some("make test"));
+        for name in ["read_file", "write_file", "no_such_tool"] {
+            assert_eq!(recorded_command(name, &args), None, "{name}");
+        }
+        assert_eq!(recorded_command("bash", &json!({"command": 1})), None);
+        // Which arguments a change stands for: the write tools say.
+        assert_eq!(change_args("write_file"), ["content"]);
+        assert_eq!(change_args("edit_file"), ["old_text", "new_text"]);
+        assert!(change_args("bash").is_empty() && change_args("no_such_tool").is_empty());
     }
 }

@@ -13,6 +13,9 @@ pub struct ToolOutput {
     pub structured: Option<Value>,
     /// True when the output was cut at a limit (the text says so too).
     pub truncated: bool,
+    /// For a tool that keeps a shell (bash): the shell's working directory
+    /// afterwards, where the agent's next command runs.
+    pub shell_cwd: Option<String>,
 }
 
 impl ToolOutput {
@@ -23,6 +26,7 @@ impl ToolOutput {
             is_error: false,
             structured: None,
             truncated: false,
+            shell_cwd: None,
         }
     }
 
@@ -33,6 +37,7 @@ impl ToolOutput {
             is_error: true,
             structured: None,
             truncated: false,
+            shell_cwd: None,
         }
     }
 
@@ -174,6 +179,7 @@ impl OutputBuf {
             is_error: false,
             structured: None,
             truncated: self.truncated,
+            shell_cwd: None,
         }
     }
 }

@@ -344,9 +344,10 @@ mod tests {
             args: serde_json::json!({}),
             summary: format!("call {id}"),
             received_at: chrono::DateTime::UNIX_EPOCH,
-            runner: Default::default(),
-            view: Default::default(),
+            runner: crate::call::Runner::default(),
+            view: crate::call::CallView::default(),
             edit: None,
+            grant: crate::call::GrantShape::None,
             proposal: None,
         }
     }
@@ -361,6 +362,7 @@ mod tests {
             is_error: false,
             truncated: false,
             structured: None,
+            shell_cwd: None,
         }
     }
 

@@ -105,9 +105,10 @@ mod tests {
                 args: serde_json::json!({}),
                 summary: "ls".into(),
                 received_at: chrono::Utc::now(),
-                runner: Default::default(),
-                view: Default::default(),
+                runner: crate::call::Runner::default(),
+                view: crate::call::CallView::default(),
                 edit: None,
+                grant: crate::call::GrantShape::None,
                 proposal: None,
             },
             verdict: PolicyVerdict {

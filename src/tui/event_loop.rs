@@ -318,8 +318,8 @@ impl Link {
                     let _ = reply.send(decision);
                 }
             }
-            Effect::Grant(scope) => {
-                let g = self.supervisor.grant(scope);
+            Effect::Grant { scope, tools } => {
+                let g = self.supervisor.grant(scope, tools);
                 app.update(Msg::Notice(format!("granted for this session: {}", g.rule)));
                 self.refresh_grants(app);
             }

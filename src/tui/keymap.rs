@@ -91,7 +91,9 @@ pub const HELP: &[(&str, &[(&str, &str)])] = &[
             ("y", "approve once"),
             ("s", "approve for this session (command, prefix or file)"),
             ("a", "always: save an allow rule to .airlock.toml"),
-            ("e", "edit the bash command, then approve it"),
+            // What a call lets the human edit, in the call vocabulary's
+            // words (EditField::describe): any tool's, not one tool's.
+            ("e", "edit the command, then approve it"),
             ("n", "deny, then type an optional reason for the agent"),
             ("Ctrl-C", "deny the current call"),
             ("Esc", "close a sub-step"),
@@ -252,6 +254,19 @@ mod tests {
 
     fn key(c: char) -> KeyEvent {
         KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn the_help_says_what_e_edits_in_the_calls_words_not_a_tools_name() {
+        let (_, keys) = HELP[0];
+        let e = keys.iter().find(|(k, _)| *k == "e").map(|(_, what)| *what);
+        let field = crate::call::EditField::Command {
+            text: String::new(),
+        };
+        assert_eq!(
+            e,
+            Some(format!("edit {}, then approve it", field.describe()).as_str())
+        );
     }
 
     #[test]

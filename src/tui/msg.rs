@@ -54,7 +54,12 @@ pub enum Effect {
         decision: Decision,
     },
     /// Add a session grant (before the call's approval goes out).
-    Grant(GrantScope),
+    Grant {
+        /// What it covers.
+        scope: GrantScope,
+        /// The tools its rule names, as the call's tool said.
+        tools: &'static [&'static str],
+    },
     /// Save allow rules to the project's `.airlock.toml` ("always").
     SaveRules(Vec<String>),
     /// Revoke a session grant.

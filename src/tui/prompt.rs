@@ -2,13 +2,12 @@
 //! the state of the one on screen (which step, scroll, when it appeared).
 
 use std::collections::VecDeque;
-use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
 use super::diff::{self, DiffLine};
 use super::text_input::TextInput;
-use crate::call::{CallId, CallInfo, CallView, EditField, PolicyVerdict};
+use crate::call::{CallId, CallInfo, CallView, EditField, GrantShape, PolicyVerdict};
 use crate::policy::GrantScope;
 
 /// A call waiting for the human.
@@ -42,14 +41,9 @@ pub type RowsCache = std::sync::Arc<
 >;
 
 impl PendingPrompt {
-    /// A prompt for `call`; `workspace` resolves a write's file.
-    pub fn new(
-        call: CallInfo,
-        verdict: PolicyVerdict,
-        arrived: DateTime<Utc>,
-        workspace: &Path,
-    ) -> Self {
-        let choices = choices(&call, workspace);
+    /// A prompt for `call`.
+    pub fn new(call: CallInfo, verdict: PolicyVerdict, arrived: DateTime<Utc>) -> Self {
+        let choices = choices(&call);
         let diff = call
             .proposal
             .as_ref()
@@ -89,6 +83,14 @@ impl PendingPrompt {
         }
     }
 
+    /// The arguments the command view shows (the prompt lists the others).
+    pub fn shown_args(&self) -> &'static [&'static str] {
+        match &self.call.view {
+            CallView::Command { shown_args, .. } => shown_args,
+            _ => &[],
+        }
+    }
+
     /// Where the command runs, when the call says.
     pub fn cwd(&self) -> Option<&str> {
         match &self.call.view {
@@ -113,46 +115,61 @@ pub struct ScopeChoice {
     pub label: String,
     /// The session grant.
     pub grant: GrantScope,
+    /// The tools the grant's rule names (the call's grant shape's
+    /// `rule_tools`).
+    pub tools: &'static [&'static str],
     /// The allow rules "always" saves.
     pub rules: Vec<String>,
 }
 
-/// What "for this session" / "always" can cover for `call`: the exact
-/// command and a proposed prefix for bash, the file for writes.
-pub fn choices(call: &CallInfo, workspace: &Path) -> Vec<ScopeChoice> {
-    let mut out = Vec::new();
-    if call.tool == "bash"
-        && let Some(cmd) = call.args["command"].as_str()
-    {
-        out.push(ScopeChoice {
-            label: "this exact command".into(),
-            grant: GrantScope::ExactCommand(cmd.to_string()),
-            rules: vec![format!("bash({})", cmd.trim())],
-        });
-        if let Ok(parsed) = crate::policy::shell::parse(cmd)
-            && let Some(prefix) = crate::policy::shell::propose_prefix(&parsed)
-        {
-            let words = prefix.trim_end_matches('*').trim_end().to_string();
-            out.push(ScopeChoice {
-                label: format!("commands starting with `{words}`"),
-                grant: GrantScope::Prefix(words),
-                rules: vec![format!("bash({prefix})")],
-            });
-        }
+/// What "for this session" / "always" can cover for `call`, from what its
+/// tool says a grant of it looks like: the exact command and a proposed
+/// prefix for a command, the file for a write.
+pub fn choices(call: &CallInfo) -> Vec<ScopeChoice> {
+    match &call.grant {
+        GrantShape::None => Vec::new(),
+        GrantShape::Command {
+            command,
+            rule_tools,
+        } => command_choices(command, rule_tools),
+        GrantShape::File {
+            path,
+            shown,
+            rule_tools,
+        } => vec![ScopeChoice {
+            label: format!("writes to {shown}"),
+            grant: GrantScope::File(path.clone()),
+            tools: rule_tools,
+            rules: rules(rule_tools, shown),
+        }],
     }
-    if matches!(call.tool.as_str(), "write_file" | "edit_file")
-        && let Some(p) = &call.proposal
+}
+
+/// The exact command and, when the shell model proposes one, a prefix.
+fn command_choices(cmd: &str, rule_tools: &'static [&'static str]) -> Vec<ScopeChoice> {
+    let mut out = vec![ScopeChoice {
+        label: "this exact command".into(),
+        grant: GrantScope::ExactCommand(cmd.to_string()),
+        tools: rule_tools,
+        rules: rules(rule_tools, cmd.trim()),
+    }];
+    if let Ok(parsed) = crate::policy::shell::parse(cmd)
+        && let Some(prefix) = crate::policy::shell::propose_prefix(&parsed)
     {
+        let words = prefix.trim_end_matches('*').trim_end().to_string();
         out.push(ScopeChoice {
-            label: format!("writes to {}", p.path),
-            grant: GrantScope::File(workspace.join(&p.path)),
-            rules: vec![
-                format!("write_file({})", p.path),
-                format!("edit_file({})", p.path),
-            ],
+            label: format!("commands starting with `{words}`"),
+            grant: GrantScope::Prefix(words),
+            tools: rule_tools,
+            rules: rules(rule_tools, &prefix),
         });
     }
     out
+}
+
+/// `tool(specifier)` for each tool.
+fn rules(tools: &[&str], specifier: &str) -> Vec<String> {
+    tools.iter().map(|t| format!("{t}({specifier})")).collect()
 }
 
 /// Where the human is in the prompt on screen.
@@ -279,9 +296,10 @@ mod tests {
             args: serde_json::json!({ "command": cmd }),
             summary: cmd.into(),
             received_at: DateTime::UNIX_EPOCH,
-            runner: Default::default(),
-            view: Default::default(),
+            runner: crate::call::Runner::default(),
+            view: crate::call::CallView::default(),
             edit: None,
+            grant: crate::tools::bash::grant(cmd),
             proposal: None,
         }
     }
@@ -296,7 +314,7 @@ mod tests {
 
     #[test]
     fn bash_offers_the_exact_command_and_a_prefix() {
-        let c = choices(&call(1, "cargo test --release foo"), Path::new("/ws"));
+        let c = choices(&call(1, "cargo test --release foo"));
         assert_eq!(c.len(), 2);
         assert_eq!(
             c[0].grant,
@@ -304,15 +322,54 @@ mod tests {
         );
         assert_eq!(c[1].grant, GrantScope::Prefix("cargo test".into()));
         assert_eq!(c[1].rules, ["bash(cargo test *)"]);
-        let c = choices(&call(1, "echo $(id)"), Path::new("/ws"));
+        let c = choices(&call(1, "echo $(id)"));
         assert_eq!(c.len(), 1, "no prefix for a command with a hazard");
+    }
+
+    #[test]
+    fn the_choices_come_from_the_grant_shape_not_the_tool_name() {
+        // Another name, the same shape: the same choices, its own rules.
+        let mut run = call(1, "cargo test --release foo");
+        run.tool = "run".into();
+        run.grant = GrantShape::Command {
+            command: "cargo test --release foo".into(),
+            rule_tools: &["run"],
+        };
+        let c = choices(&run);
+        let bash = choices(&call(1, "cargo test --release foo"));
+        let grants = |c: &[ScopeChoice]| c.iter().map(|c| c.grant.clone()).collect::<Vec<_>>();
+        assert_eq!(grants(&c), grants(&bash));
+        assert_eq!(c[0].rules, ["run(cargo test --release foo)"]);
+        assert_eq!(c[1].rules, ["run(cargo test *)"]);
+        assert_eq!((c[0].tools, c[1].tools), (&["run"][..], &["run"][..]));
+        // Named bash, with a command argument, but no grant shape: nothing.
+        let mut none = call(2, "make");
+        none.grant = GrantShape::None;
+        assert!(choices(&none).is_empty());
+        // A file shape on a tool of any name: the file, a rule per tool.
+        let mut file = call(3, "x");
+        file.tool = "save".into();
+        file.grant = GrantShape::File {
+            path: "/ws/src/a.rs".into(),
+            shown: "src/a.rs".into(),
+            rule_tools: &["save", "patch"],
+        };
+        assert_eq!(
+            choices(&file),
+            [ScopeChoice {
+                label: "writes to src/a.rs".into(),
+                grant: GrantScope::File("/ws/src/a.rs".into()),
+                tools: &["save", "patch"],
+                rules: vec!["save(src/a.rs)".into(), "patch(src/a.rs)".into()],
+            }]
+        );
     }
 
     #[test]
     fn fifo_and_the_front_resets_when_it_changes() {
         let mut q = PromptQueue::default();
         let t = |ms| DateTime::UNIX_EPOCH + chrono::Duration::milliseconds(ms);
-        let p = |id| PendingPrompt::new(call(id, "ls"), verdict(), t(0), Path::new("/ws"));
+        let p = |id| PendingPrompt::new(call(id, "ls"), verdict(), t(0));
         assert!(q.push(p(1), t(10)));
         assert!(!q.push(p(2), t(20)));
         assert!(!q.push(p(1), t(30)), "no duplicates");

@@ -154,7 +154,7 @@ pub async fn every_outcome() -> Fixture {
     )
     .await;
     s.supervisor
-        .grant(GrantScope::ExactCommand("echo granted".into()));
+        .grant(GrantScope::ExactCommand("echo granted".into()), &["bash"]);
     call(&s, &b, "bash", bash("echo granted")).await;
     s.supervisor.agent_disconnected(&b);
     s.supervisor.shutdown("test done");

@@ -1,6 +1,9 @@
 //! Shared by the MCP integration tests: a workspace in a temp dir, the real
-//! binary, rmcp's client, and the audit trail the run left behind.
+//! binary, rmcp's client, and the audit trail the run left behind; an
+//! in-process supervisor whose confirmer is scripted ([`waiting`]).
 #![allow(dead_code)]
+
+pub mod waiting;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Anthropic Messages for Claude Code (`ANTHROPIC_BASE_URL`): `POST
-//! /v1/messages` answered as SSE when `stream` is set (message_start,
-//! content_block_start/delta/stop, message_delta, message_stop) and as one
-//! JSON message otherwise, and `POST /v1/messages/count_tokens`.
+//! /v1/messages` answered as SSE when `stream` is set (`message_start`,
+//! `content_block_start`/`_delta`/`_stop`, `message_delta`, `message_stop`)
+//! and as one JSON message otherwise, and `POST /v1/messages/count_tokens`.
 
 use serde_json::{Value, json};
 
@@ -15,7 +15,7 @@ fn model(req: &Request) -> Value {
 }
 
 /// `block` as one message: SSE events, or the JSON message.
-fn message(req: &Request, block: Value, stop: &str, n: usize) -> Response {
+fn message(req: &Request, block: &Value, stop: &str, n: usize) -> Response {
     let id = format!("msg_scripted_{n}");
     let usage = json!({ "input_tokens": 10, "output_tokens": 5 });
     if req.body.get("stream") != Some(&json!(true)) {
@@ -103,10 +103,15 @@ impl Wire for Anthropic {
     fn call(&self, req: &Request, tool: &ToolRef, args: &Value, n: usize) -> Response {
         let block = json!({ "type": "tool_use", "id": format!("toolu_scripted_{n}"),
             "name": tool.name, "input": args });
-        message(req, block, "tool_use", n)
+        message(req, &block, "tool_use", n)
     }
 
     fn say(&self, req: &Request, text: &str) -> Response {
-        message(req, json!({ "type": "text", "text": text }), "end_turn", 99)
+        message(
+            req,
+            &json!({ "type": "text", "text": text }),
+            "end_turn",
+            99,
+        )
     }
 }

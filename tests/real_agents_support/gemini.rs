@@ -9,7 +9,7 @@ use super::script::{ToolRef, Wire};
 
 pub struct Gemini;
 
-fn turn(req: &Request, part: Value) -> Response {
+fn turn(req: &Request, part: &Value) -> Response {
     let chunk = json!({
         "candidates": [{ "content": { "role": "model", "parts": [part] },
             "finishReason": "STOP", "index": 0 }],
@@ -62,7 +62,7 @@ impl Wire for Gemini {
     fn call(&self, req: &Request, tool: &ToolRef, args: &Value, n: usize) -> Response {
         turn(
             req,
-            json!({ "functionCall": { "id": format!("call_scripted_{n}"), "name": tool.name,
+            &json!({ "functionCall": { "id": format!("call_scripted_{n}"), "name": tool.name,
                 "args": args } }),
         )
     }
@@ -76,9 +76,9 @@ impl Wire for Gemini {
                 .get("responseJsonSchema")
                 .or_else(|| config.get("responseSchema"))
                 .unwrap_or(&Value::Null);
-            return turn(req, json!({ "text": fill(schema).to_string() }));
+            return turn(req, &json!({ "text": fill(schema).to_string() }));
         }
-        turn(req, json!({ "text": text }))
+        turn(req, &json!({ "text": text }))
     }
 }
 

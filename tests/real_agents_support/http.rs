@@ -2,6 +2,7 @@
 //! each request through an [`Api`] and records every request it got: one
 //! request per connection, answered with `connection: close`.
 
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -48,9 +49,9 @@ impl Response {
         let mut body = String::new();
         for (name, data) in events {
             if !name.is_empty() {
-                body.push_str(&format!("event: {name}\n"));
+                let _ = writeln!(body, "event: {name}");
             }
-            body.push_str(&format!("data: {data}\n\n"));
+            let _ = write!(body, "data: {data}\n\n");
         }
         Response {
             status: 200,

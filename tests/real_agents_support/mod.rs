@@ -13,6 +13,7 @@ pub mod http;
 pub mod openai;
 pub mod procs;
 pub mod pty;
+pub mod scenario;
 pub mod script;
 
 use std::io::Write;
@@ -85,6 +86,10 @@ impl Agent {
 
 /// A workspace, a home (with XDG dirs), a runtime dir and airlock's data
 /// dir, all in one temp dir.
+#[expect(
+    clippy::struct_field_names,
+    reason = "`home` is the agents' $HOME, one of the dirs a `Home` holds"
+)]
 pub struct Home {
     _tmp: tempfile::TempDir,
     pub root: PathBuf,

@@ -1,6 +1,6 @@
 //! OpenAI Responses for Codex (a `[model_providers.X]` with `base_url` and
 //! `wire_api = "responses"`): `POST /v1/responses` answered as SSE
-//! (response.created, response.output_item.done, response.completed).
+//! (`response.created`, `response.output_item.done`, `response.completed`).
 //! MCP tools come as one `namespace` tool whose `tools` are airlock's; a
 //! call names the tool and its `namespace`.
 
@@ -11,7 +11,7 @@ use super::script::{ToolRef, Wire};
 
 pub struct OpenAi;
 
-fn turn(item: Value, n: usize) -> Response {
+fn turn(item: &Value, n: usize) -> Response {
     let id = format!("resp_scripted_{n}");
     Response::sse(&[
         (
@@ -77,7 +77,7 @@ impl Wire for OpenAi {
         if let (true, Some(input)) = (tool.custom, args.as_str()) {
             let item = json!({ "type": "custom_tool_call", "id": format!("ctc_scripted_{n}"),
                 "call_id": format!("call_scripted_{n}"), "name": tool.name, "input": input });
-            return turn(item, n);
+            return turn(&item, n);
         }
         let args = match args.as_str() {
             Some(input) => json!({ "input": input }),
@@ -89,12 +89,12 @@ impl Wire for OpenAi {
         if let Some(ns) = &tool.namespace {
             item["namespace"] = json!(ns);
         }
-        turn(item, n)
+        turn(&item, n)
     }
 
     fn say(&self, _req: &Request, text: &str) -> Response {
         turn(
-            json!({ "type": "message", "role": "assistant", "id": "msg_scripted",
+            &json!({ "type": "message", "role": "assistant", "id": "msg_scripted",
                 "content": [{ "type": "output_text", "text": text }] }),
             99,
         )

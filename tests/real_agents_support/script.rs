@@ -4,6 +4,8 @@
 //! previous one's result has arrived. Requests that do not offer airlock's
 //! tools (titles, routing, token counts) get a plain answer.
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 use super::http::{Api, Request, Response};
@@ -134,14 +136,17 @@ pub fn flatten(v: &Value) -> String {
 
 fn walk(v: &Value, key: &str, out: &mut String) {
     match v {
-        Value::String(s) => match serde_json::from_str::<Value>(s) {
-            Ok(inner @ (Value::Object(_) | Value::Array(_))) => walk(&inner, key, out),
-            _ => {
+        Value::String(s) => {
+            if let Ok(inner @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str(s) {
+                walk(&inner, key, out);
+            } else {
                 out.push_str(s);
                 out.push('\n');
             }
-        },
-        Value::Number(_) | Value::Bool(_) => out.push_str(&format!("{key}: {v}\n")),
+        }
+        Value::Number(_) | Value::Bool(_) => {
+            let _ = writeln!(out, "{key}: {v}");
+        }
         Value::Array(a) => a.iter().for_each(|x| walk(x, key, out)),
         Value::Object(m) => m.iter().for_each(|(k, x)| walk(x, k, out)),
         Value::Null => {}

@@ -137,6 +137,7 @@ fn call(chain: &mut Chain, id: u64, t: i64, c: Call) {
         runner: airlock::call::Runner::default(),
         view: airlock::call::CallView::default(),
         edit: None,
+        grant: airlock::call::GrantShape::None,
         proposal: None,
     };
     chain.event(asked, AuditEvent::CallRequested { call: info });
@@ -334,6 +335,7 @@ pub fn session_chain() -> Chain {
             grant: Grant {
                 id: 1,
                 scope: GrantScope::Prefix("cargo test".into()),
+                tools: vec!["bash".into()],
                 rule: "bash(cargo test *)".into(),
                 created: at(40_000),
             },

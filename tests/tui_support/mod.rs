@@ -78,11 +78,13 @@ pub fn call(
         runner: airlock::call::Runner::default(),
         view: airlock::call::CallView::default(),
         edit: None,
+        grant: airlock::call::GrantShape::None,
         proposal: None,
     }
 }
 
-/// A bash call as the pipeline prepares it: shown as a command, editable.
+/// A bash call as the pipeline prepares it: shown as a command, editable,
+/// granted by its command.
 pub fn bash(id: u64, command: &str, description: &str) -> CallInfo {
     let mut c = call(
         id,
@@ -95,10 +97,12 @@ pub fn bash(id: u64, command: &str, description: &str) -> CallInfo {
         command: command.into(),
         cwd: None,
         description: Some(description.into()),
+        shown_args: &["command", "description"],
     };
     c.edit = Some(airlock::call::EditField::Command {
         text: command.into(),
     });
+    c.grant = airlock::tools::bash::grant(command);
     c
 }
 
@@ -112,6 +116,8 @@ pub fn edit(id: u64) -> CallInfo {
         json!({ "path": "todo.sh", "old_text": "    # TODO: this marks…\n    sed …", "new_text": "    sed …" }),
         "edit todo.sh (+1 −2)",
     );
+    c.view = airlock::call::CallView::Change;
+    c.grant = airlock::tools::write::grant("/home/dev/tinytodo/todo.sh".into(), "todo.sh");
     c.proposal = Some(Arc::new(Proposal {
         path: "todo.sh".into(),
         action: WriteAction::Edit,
@@ -143,6 +149,7 @@ pub fn outcome(status: &str, ms: u64, text: &str, is_error: bool) -> CallOutcome
         is_error,
         truncated: false,
         structured: None,
+        shell_cwd: None,
     }
 }
 

@@ -126,24 +126,31 @@ fn sequence(inner: &str) -> Option<Vec<String>> {
         {
             return None;
         }
-        let count = (x - y).unsigned_abs() / step as u64 + 1;
-        if count as usize > MAX_WORDS {
-            return None;
-        }
-        let dir = if y >= x { step } else { -step };
-        return Some(
-            (0..count as i64)
-                .map(|k| (x + k * dir).to_string())
-                .collect(),
-        );
+        return Some(steps(x, y, step)?.map(|n| n.to_string()).collect());
     }
     let (ca, cb) = (single_letter(a)?, single_letter(b)?);
-    let (x, y) = (ca as i64, cb as i64);
-    let count = (x - y).unsigned_abs() / step as u64 + 1;
-    let dir = if y >= x { step } else { -step };
-    (0..count as i64)
-        .map(|k| char::from_u32((x + k * dir) as u32).map(String::from))
+    steps(i64::from(u32::from(ca)), i64::from(u32::from(cb)), step)?
+        .map(|n| {
+            u32::try_from(n)
+                .ok()
+                .and_then(char::from_u32)
+                .map(String::from)
+        })
         .collect()
+}
+
+/// The values from `x` to `y` (either direction) by `step` (at least 1),
+/// or `None` when there would be more than [`MAX_WORDS`]. Never overflows:
+/// `{-9223372036854775808..9223372036854775807}` is simply too many.
+fn steps(x: i64, y: i64, step: i64) -> Option<impl Iterator<Item = i64>> {
+    let count = usize::try_from(x.abs_diff(y) / step.unsigned_abs())
+        .ok()?
+        .checked_add(1)?;
+    if count > MAX_WORDS {
+        return None;
+    }
+    let dir = if y >= x { step } else { -step };
+    Some(std::iter::successors(Some(x), move |n| n.checked_add(dir)).take(count))
 }
 
 fn single_letter(s: &str) -> Option<char> {
@@ -175,5 +182,17 @@ mod tests {
         assert_eq!(e("$x{a,b}"), None);
         assert_eq!(e("{01..03}"), None);
         assert_eq!(e("{1..100000}"), None);
+        assert_eq!(e("{1..3000..3}").map(|w| w.len()), Some(1000));
+        assert_eq!(e("{z..a..12}").unwrap(), ["z", "n", "b"]);
+    }
+
+    #[test]
+    fn huge_ranges_are_refused_without_overflow() {
+        assert_eq!(e("{-9223372036854775808..9223372036854775807}"), None);
+        assert_eq!(e("{9223372036854775807..-9223372036854775808..2}"), None);
+        assert_eq!(
+            e("{0..9223372036854775807..9223372036854775807}").unwrap(),
+            ["0", "9223372036854775807"]
+        );
     }
 }

@@ -188,118 +188,22 @@ impl Walker {
 
     fn parameter(&mut self, expr: &ParameterExpr, acc: &mut Acc) {
         use ParameterExpr as P;
-        let (parameter, indirect, texts): (_, bool, Vec<&str>) = match expr {
-            P::Parameter {
-                parameter,
-                indirect,
-            }
-            | P::ParameterLength {
-                parameter,
-                indirect,
-            } => (Some(parameter), *indirect, vec![]),
-            P::UseDefaultValues {
-                parameter,
-                indirect,
-                default_value: text,
-                ..
-            }
-            | P::AssignDefaultValues {
-                parameter,
-                indirect,
-                default_value: text,
-                ..
-            }
-            | P::IndicateErrorIfNullOrUnset {
-                parameter,
-                indirect,
-                error_message: text,
-                ..
-            }
-            | P::UseAlternativeValue {
-                parameter,
-                indirect,
-                alternative_value: text,
-                ..
-            }
-            | P::RemoveSmallestSuffixPattern {
-                parameter,
-                indirect,
-                pattern: text,
-            }
-            | P::RemoveLargestSuffixPattern {
-                parameter,
-                indirect,
-                pattern: text,
-            }
-            | P::RemoveSmallestPrefixPattern {
-                parameter,
-                indirect,
-                pattern: text,
-            }
-            | P::RemoveLargestPrefixPattern {
-                parameter,
-                indirect,
-                pattern: text,
-            }
-            | P::UppercaseFirstChar {
-                parameter,
-                indirect,
-                pattern: text,
-            }
-            | P::UppercasePattern {
-                parameter,
-                indirect,
-                pattern: text,
-            }
-            | P::LowercaseFirstChar {
-                parameter,
-                indirect,
-                pattern: text,
-            }
-            | P::LowercasePattern {
-                parameter,
-                indirect,
-                pattern: text,
-            } => (
-                Some(parameter),
-                *indirect,
-                text.iter().map(String::as_str).collect(),
-            ),
-            P::Substring {
-                parameter,
-                indirect,
-                offset,
-                length,
-            } => {
+        match expr {
+            P::Substring { offset, length, .. } => {
                 for e in std::iter::once(offset).chain(length.iter()) {
                     self.arithmetic(&e.value, acc);
                 }
-                (Some(parameter), *indirect, vec![])
             }
             P::Transform {
-                parameter,
-                indirect,
-                op,
-            } => {
-                if matches!(op, ParameterTransformOp::PromptExpand) {
-                    acc.hazards
-                        .push(Hazard::CodeInExpansion("prompt expansion".into()));
-                }
-                (Some(parameter), *indirect, vec![])
-            }
-            P::ReplaceSubstring {
-                parameter,
-                indirect,
-                pattern,
-                replacement,
+                op: ParameterTransformOp::PromptExpand,
                 ..
             } => {
-                let mut texts = vec![pattern.as_str()];
-                texts.extend(replacement.as_deref());
-                (Some(parameter), *indirect, texts)
+                acc.hazards
+                    .push(Hazard::CodeInExpansion("prompt expansion".into()));
             }
-            P::VariableNames { .. } | P::MemberKeys { .. } => (None, false, vec![]),
-        };
+            _ => {}
+        }
+        let (parameter, indirect) = parameter_of(expr);
         if indirect {
             acc.hazards
                 .push(Hazard::CodeInExpansion("indirect expansion".into()));
@@ -317,9 +221,146 @@ impl Walker {
         if let Some(word::Parameter::NamedWithIndex { index, .. }) = parameter {
             self.arithmetic(index, acc);
         }
-        for text in texts {
+        for text in expanded_texts(expr) {
             self.nested_text(text, acc);
         }
+    }
+}
+
+/// The parameter an expansion reads, and whether it reads it indirectly
+/// (`${!x}`). `${!prefix*}` and `${!array[@]}` read none.
+fn parameter_of(expr: &ParameterExpr) -> (Option<&word::Parameter>, bool) {
+    use ParameterExpr as P;
+    match expr {
+        P::Parameter {
+            parameter,
+            indirect,
+        }
+        | P::UseDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::AssignDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::IndicateErrorIfNullOrUnset {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::UseAlternativeValue {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::ParameterLength {
+            parameter,
+            indirect,
+        }
+        | P::RemoveSmallestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::RemoveLargestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::RemoveSmallestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::RemoveLargestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::Substring {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::Transform {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::UppercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::UppercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::LowercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::LowercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::ReplaceSubstring {
+            parameter,
+            indirect,
+            ..
+        } => (Some(parameter), *indirect),
+        P::VariableNames { .. } | P::MemberKeys { .. } => (None, false),
+    }
+}
+
+/// The words inside an expansion that are expanded in turn: defaults,
+/// messages, alternatives, patterns and replacements.
+fn expanded_texts(expr: &ParameterExpr) -> Vec<&str> {
+    use ParameterExpr as P;
+    match expr {
+        P::UseDefaultValues {
+            default_value: text,
+            ..
+        }
+        | P::AssignDefaultValues {
+            default_value: text,
+            ..
+        }
+        | P::IndicateErrorIfNullOrUnset {
+            error_message: text,
+            ..
+        }
+        | P::UseAlternativeValue {
+            alternative_value: text,
+            ..
+        }
+        | P::RemoveSmallestSuffixPattern { pattern: text, .. }
+        | P::RemoveLargestSuffixPattern { pattern: text, .. }
+        | P::RemoveSmallestPrefixPattern { pattern: text, .. }
+        | P::RemoveLargestPrefixPattern { pattern: text, .. }
+        | P::UppercaseFirstChar { pattern: text, .. }
+        | P::UppercasePattern { pattern: text, .. }
+        | P::LowercaseFirstChar { pattern: text, .. }
+        | P::LowercasePattern { pattern: text, .. } => text.iter().map(String::as_str).collect(),
+        P::ReplaceSubstring {
+            pattern,
+            replacement,
+            ..
+        } => std::iter::once(pattern.as_str())
+            .chain(replacement.as_deref())
+            .collect(),
+        P::Parameter { .. }
+        | P::ParameterLength { .. }
+        | P::Substring { .. }
+        | P::Transform { .. }
+        | P::VariableNames { .. }
+        | P::MemberKeys { .. } => vec![],
     }
 }
 

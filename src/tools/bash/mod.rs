@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::call::{AgentInfo, CallView, EditField, Subject, ToolKind};
+use crate::call::{AgentInfo, CallView, EditField, GrantShape, Subject, ToolKind};
 use crate::sandbox::{Sandbox, SandboxMode};
 use crate::scope::Scope;
 use crate::tools::readonly::{args, object_schema};
@@ -33,6 +33,19 @@ pub use session::{Ending, RunOutcome, Shell, ShellConfig, ShellError};
 
 /// Longest summary line shown for a command.
 const SUMMARY_CHARS: usize = 120;
+
+/// The name agents call it by, and its rules name.
+pub const NAME: &str = "bash";
+
+/// What a grant of `command` covers: the command, or the commands that
+/// start like it; "always" saves `bash(…)` rules. For an agent's own shell
+/// tool too, whose calls bash's rules and grants cover.
+pub fn grant(command: &str) -> GrantShape {
+    GrantShape::Command {
+        command: command.to_string(),
+        rule_tools: &[NAME],
+    }
+}
 
 /// The `bash` tool.
 pub struct Bash {
@@ -131,7 +144,7 @@ impl Bash {
         });
         Self {
             spec: ToolSpec {
-                name: "bash",
+                name: NAME,
                 title: "Run a bash command",
                 description: description(sandbox.as_deref()),
                 kind: ToolKind::Exec,
@@ -173,6 +186,10 @@ impl Tool for Bash {
 
     fn editable_arg(&self) -> Option<&'static str> {
         Some("command")
+    }
+
+    fn recorded_command<'a>(&self, args: &'a Value) -> Option<&'a str> {
+        args.get("command")?.as_str()
     }
 
     fn output_schema(&self) -> Option<Map<String, Value>> {
@@ -303,6 +320,7 @@ impl Invocation for BashCall {
                 command: command.clone(),
                 cwd: None,
                 description: self.description.clone(),
+                shown_args: &["command", "description"],
             },
             None => CallView::Args,
         }
@@ -312,6 +330,10 @@ impl Invocation for BashCall {
         self.command
             .as_ref()
             .map(|c| EditField::Command { text: c.clone() })
+    }
+
+    fn grant(&self) -> GrantShape {
+        self.command.as_deref().map_or(GrantShape::None, grant)
     }
 
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {

@@ -233,13 +233,13 @@ pub fn spawn_reader(
                 // SAFETY: reading into our own buffer from a descriptor we own.
                 let got =
                     unsafe { libc::read(master.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-                if got < 0 {
+                let Ok(got) = usize::try_from(got) else {
                     if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                         continue;
                     }
                     break; // EIO: the terminal's last user is gone.
-                }
-                if got == 0 || tx.blocking_send(buf[..got as usize].to_vec()).is_err() {
+                };
+                if got == 0 || tx.blocking_send(buf[..got].to_vec()).is_err() {
                     break;
                 }
             }

@@ -108,6 +108,11 @@ fn signal(pid: i32, sig: i32) {
     }
 }
 
+/// Our own pid, as the kernel's `pid_t` (what `/proc` and `kill` use).
+fn own_pid() -> i32 {
+    rustix::process::getpid().as_raw_nonzero().get()
+}
+
 /// SIGKILL the shell `leader` and everything it started. First every
 /// member is found and stopped while the process tree is still intact
 /// (once the shell dies its children are re-parented, and one that left
@@ -115,7 +120,7 @@ fn signal(pid: i32, sig: i32) {
 /// appears (a fork loop cannot outrun a frozen parent); then all are
 /// killed, and stragglers are hunted for at most about a second.
 pub fn kill_tree(leader: i32) {
-    let me = std::process::id() as i32;
+    let me = own_pid();
     if leader <= 1 || leader == me {
         return;
     }
@@ -218,8 +223,8 @@ mod tests {
 
     #[test]
     fn reads_own_process() {
-        let me = stat(std::process::id() as i32).unwrap();
-        assert_eq!(me.pid, std::process::id() as i32);
+        let me = stat(own_pid()).unwrap();
+        assert_eq!(i64::from(me.pid), i64::from(std::process::id()));
         assert!(all().iter().any(|p| p.pid == me.pid));
     }
 }

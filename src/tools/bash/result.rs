@@ -86,6 +86,7 @@ impl BashResult {
             ToolOutput::ok(text)
         };
         out.truncated = self.truncated;
+        out.shell_cwd = Some(self.cwd.clone());
         match serde_json::to_value(&self) {
             Ok(v) => out.with_structured(v),
             Err(e) => ToolOutput::error(format!("internal error: bash result ({e})")),

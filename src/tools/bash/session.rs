@@ -16,7 +16,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::future::Future;
 use std::io::Write;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -107,7 +107,8 @@ pub struct RunOutcome {
 pub struct Shell {
     pid: i32,
     max_output: usize,
-    _master: Box<dyn MasterPty + Send>,
+    /// The PTY's master side, open as long as the shell's terminal is.
+    master: Box<dyn MasterPty + Send>,
     commands: File,
     dir: PrivateDir,
     rx: mpsc::Receiver<Vec<u8>>,
@@ -128,6 +129,57 @@ impl std::fmt::Debug for Shell {
             .field("pid", &self.pid)
             .field("dead", &self.dead)
             .finish_non_exhaustive()
+    }
+}
+
+/// bash without startup files, with only `cfg.env`, in the workspace,
+/// reading its commands from `commands` and writing to the terminal `slave`.
+fn bash_command(
+    cfg: &ShellConfig,
+    commands: OwnedFd,
+    slave: File,
+) -> std::io::Result<std::process::Command> {
+    let mut cmd = std::process::Command::new("bash");
+    cmd.args(["--noprofile", "--norc"])
+        .stdin(std::process::Stdio::from(commands))
+        .stdout(std::process::Stdio::from(slave.try_clone()?))
+        .stderr(std::process::Stdio::from(slave))
+        .env_clear()
+        .envs(cfg.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&cfg.workspace);
+    Ok(cmd)
+}
+
+/// Spawn `cmd`; in a sandbox, its `steps` are applied in the child before
+/// `exec` (a failure names the step that failed).
+fn spawn_child(
+    cmd: &mut std::process::Command,
+    steps: Option<Steps>,
+) -> Result<std::process::Child, ShellError> {
+    match steps {
+        None => {
+            // SAFETY: child_setup only makes async-signal-safe calls.
+            unsafe {
+                cmd.pre_exec(plumbing::child_setup);
+            }
+            cmd.spawn().map_err(|e| ShellError::Spawn(e.to_string()))
+        }
+        Some(steps) => {
+            let steps = Arc::new(steps);
+            let inner = steps.clone();
+            cmd.env("TMPDIR", &steps.tmpdir);
+            // SAFETY: child_setup and Steps::enter only make
+            // async-signal-safe calls on data prepared beforehand.
+            unsafe {
+                cmd.pre_exec(move || {
+                    plumbing::child_setup()?;
+                    inner.enter()
+                });
+            }
+            Ok(cmd
+                .spawn()
+                .map_err(|e| SandboxError::Enter(steps.failure(&e)))?)
+        }
     }
 }
 
@@ -157,38 +209,8 @@ impl Shell {
         // The shell reads its commands from this pipe; we keep the write end.
         let (cmd_r, cmd_w) = plumbing::pipe()?;
         plumbing::set_nonblocking(cmd_w.as_raw_fd(), true)?;
-        let mut cmd = std::process::Command::new("bash");
-        cmd.args(["--noprofile", "--norc"])
-            .stdin(std::process::Stdio::from(cmd_r))
-            .stdout(std::process::Stdio::from(slave.try_clone()?))
-            .stderr(std::process::Stdio::from(slave))
-            .env_clear()
-            .envs(cfg.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(&cfg.workspace);
-        let child = match steps {
-            None => {
-                // SAFETY: child_setup only makes async-signal-safe calls.
-                unsafe {
-                    cmd.pre_exec(plumbing::child_setup);
-                }
-                cmd.spawn().map_err(|e| spawn_err(&e))?
-            }
-            Some(steps) => {
-                let steps = Arc::new(steps);
-                let inner = steps.clone();
-                cmd.env("TMPDIR", &steps.tmpdir);
-                // SAFETY: child_setup and Steps::enter only make
-                // async-signal-safe calls on data prepared beforehand.
-                unsafe {
-                    cmd.pre_exec(move || {
-                        plumbing::child_setup()?;
-                        inner.enter()
-                    });
-                }
-                cmd.spawn()
-                    .map_err(|e| SandboxError::Enter(steps.failure(&e)))?
-            }
-        };
+        let mut cmd = bash_command(cfg, cmd_r, slave)?;
+        let child = spawn_child(&mut cmd, steps)?;
         let pid = i32::try_from(child.id())
             .map_err(|_| ShellError::Spawn("process id out of range".into()))?;
         drop(cmd); // our copies of the slave and the pipe's read end
@@ -200,7 +222,7 @@ impl Shell {
         let mut shell = Shell {
             pid,
             max_output: cfg.max_output_bytes,
-            _master: pair.master,
+            master: pair.master,
             commands: File::from(cmd_w),
             dir,
             rx: mpsc::channel(1).1,
@@ -218,16 +240,7 @@ impl Shell {
             sb.attach(pid, &shell.dir.path().join("hidden"));
         }
         // From here on, Drop kills the shell if anything fails.
-        let raw = shell
-            ._master
-            .as_raw_fd()
-            .ok_or_else(|| ShellError::Spawn("the PTY has no descriptor".into()))?;
-        let reader_fd = plumbing::dup_cloexec(raw)?;
-        let (wake_r, wake_w) = plumbing::pipe()?;
-        let (tx, rx) = mpsc::channel(32);
-        plumbing::spawn_reader(reader_fd, wake_r, tx)?;
-        shell.rx = rx;
-        shell.wake = Some(wake_w);
+        shell.start_reader()?;
         shell.commands.write_all(sentinel::PRELUDE.as_bytes())?;
         let ready = shell
             .run("", STARTUP_TIMEOUT, std::future::pending(), &mut |_| {})
@@ -239,6 +252,22 @@ impl Shell {
                 ready.output.text.trim()
             ))),
         }
+    }
+
+    /// Start the thread that reads the terminal into `rx` (`wake` stops
+    /// it).
+    fn start_reader(&mut self) -> Result<(), ShellError> {
+        let raw = self
+            .master
+            .as_raw_fd()
+            .ok_or_else(|| ShellError::Spawn("the PTY has no descriptor".into()))?;
+        let reader_fd = plumbing::dup_cloexec(raw)?;
+        let (wake_r, wake_w) = plumbing::pipe()?;
+        let (tx, rx) = mpsc::channel(32);
+        plumbing::spawn_reader(reader_fd, wake_r, tx)?;
+        self.rx = rx;
+        self.wake = Some(wake_w);
+        Ok(())
     }
 
     /// The shell's pid (its session and process group id too).

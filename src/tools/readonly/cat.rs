@@ -96,7 +96,7 @@ mod tests {
         );
         assert!(out.text.len() <= 32768);
         let out = run_with(&Cat::new(), dir.path(), json!({"path": "big.txt"}), |l| {
-            l.max_read_bytes = 10
+            l.max_read_bytes = 10;
         });
         assert!(out.truncated);
         assert!(

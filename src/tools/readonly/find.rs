@@ -19,6 +19,9 @@ use crate::tools::{
 /// Default `max_depth`.
 const DEFAULT_DEPTH: u64 = 20;
 
+/// The tool's name.
+pub const NAME: &str = "find";
+
 /// The `find` tool.
 pub struct Find {
     spec: ToolSpec,
@@ -29,7 +32,7 @@ impl Find {
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: "find",
+                name: NAME,
                 title: "Find files by name",
                 description: "Find entries under a directory whose name matches a glob \
                     (`*.rs`, `test_*`, `{Cargo.toml,*.lock}`); a pattern containing `/` is \
@@ -364,7 +367,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         tree(dir.path());
         let out = run_ctx(&Find::new(), dir.path(), json!({}), |c| {
-            c.deadline = std::time::Instant::now()
+            c.deadline = std::time::Instant::now();
         });
         assert!(out.truncated, "{}", out.text);
         assert!(out.text.contains("stopped early"), "{}", out.text);

@@ -29,6 +29,9 @@ const MAX_RESULTS: u64 = 10_000;
 /// Longest matching line shown in full, in bytes.
 const MAX_LINE: usize = 500;
 
+/// The tool's name.
+pub const NAME: &str = "grep";
+
 /// The `grep` tool.
 pub struct Grep {
     spec: ToolSpec,
@@ -39,7 +42,7 @@ impl Grep {
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: "grep",
+                name: NAME,
                 title: "Search file contents",
                 description: "Search text files for a pattern, like ripgrep. The pattern is a \
                     literal string unless regex is true (then Rust regex syntax: `fn \\w+\\(`). \
@@ -360,7 +363,7 @@ fn grep(call: &GrepCall, ctx: &RunContext) -> ToolOutput {
             stats = Some(walker.stats);
         }
     }
-    finish(call, s, stats, ctx)
+    finish(call, s, stats.as_ref(), ctx)
 }
 
 /// Open a walked file through the scope and search what was opened.
@@ -377,7 +380,7 @@ fn search_walked(s: &mut Search<'_>, scope: &Scope, path: &Path) {
 fn finish(
     call: &GrepCall,
     s: Search<'_>,
-    stats: Option<WalkStats>,
+    stats: Option<&WalkStats>,
     ctx: &RunContext,
 ) -> ToolOutput {
     let mut buf = s.buf;
@@ -398,7 +401,7 @@ fn finish(
     if s.stopped {
         cut.push(STOPPED_EARLY.into());
     }
-    if let Some(st) = &stats {
+    if let Some(st) = stats {
         if st.cut_short() {
             cut.extend(
                 skipped_notes(st, ctx)
@@ -429,7 +432,6 @@ fn finish(
             text::escape(&call.shown),
             s.files,
             stats
-                .as_ref()
                 .filter(|st| st.ignored > 0)
                 .map(|st| format!(", {} entries skipped by .gitignore/.git", st.ignored))
                 .unwrap_or_default()
@@ -447,6 +449,7 @@ fn finish(
 mod tests {
     use super::*;
     use crate::tools::readonly::testutil::{prepare_err, run, run_ctx, run_with};
+    use std::fmt::Write as _;
     use std::os::unix::fs::symlink;
 
     fn tree(dir: &Path) {
@@ -542,7 +545,10 @@ mod tests {
     #[test]
     fn max_results_and_read_limit() {
         let dir = tempfile::tempdir().unwrap();
-        let body: String = (0..500).map(|i| format!("match {i}\n")).collect();
+        let body = (0..500).fold(String::new(), |mut b, i| {
+            let _ = writeln!(b, "match {i}");
+            b
+        });
         std::fs::write(dir.path().join("a.txt"), &body).unwrap();
         std::fs::write(dir.path().join("b.txt"), &body).unwrap();
         let out = run(

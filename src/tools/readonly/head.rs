@@ -94,19 +94,16 @@ fn head(f: &Opened, lines: u64, ctx: &RunContext) -> ToolOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::readonly::testutil::{prepare_err, run, run_with};
+    use crate::tools::readonly::testutil::{numbered, prepare_err, run, run_with};
     use serde_json::json;
 
     #[test]
     fn first_lines() {
         let dir = tempfile::tempdir().unwrap();
-        let body: String = (1..=30).map(|i| format!("l{i}\n")).collect();
+        let body = numbered(1..=30);
         std::fs::write(dir.path().join("a.txt"), &body).unwrap();
         let out = run(&Head::new(), dir.path(), json!({"path": "a.txt"}));
-        assert_eq!(
-            out.text,
-            (1..=10).map(|i| format!("l{i}\n")).collect::<String>()
-        );
+        assert_eq!(out.text, numbered(1..=10));
         let out = run(
             &Head::new(),
             dir.path(),

@@ -15,6 +15,9 @@ use crate::tools::{
 /// Deepest tree `ls` shows.
 const MAX_DEPTH: u64 = 3;
 
+/// The tool's name.
+pub const NAME: &str = "ls";
+
 /// The `ls` tool.
 pub struct Ls {
     spec: ToolSpec,
@@ -25,7 +28,7 @@ impl Ls {
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: "ls",
+                name: NAME,
                 title: "List a directory",
                 description: "List a directory's entries in name order, one per line: \
                     directories end with `/`, files show their size (`main.rs (1234 bytes)`), \

@@ -25,6 +25,11 @@ mod wc;
 #[cfg(test)]
 mod testutil;
 
+pub use find::NAME as FIND;
+pub use grep::NAME as GREP;
+pub use ls::NAME as LS;
+pub use read_file::NAME as READ_FILE;
+
 /// Every read-only tool.
 pub fn all() -> Vec<Arc<dyn Tool>> {
     vec![

@@ -17,6 +17,9 @@ const MAX_LIMIT: u64 = 100_000;
 /// Longest line shown in full, in bytes.
 const MAX_LINE: usize = 2000;
 
+/// The tool's name.
+pub const NAME: &str = "read_file";
+
 /// The `read_file` tool.
 pub struct ReadFile {
     spec: ToolSpec,
@@ -27,7 +30,7 @@ impl ReadFile {
     pub fn new() -> Self {
         Self {
             spec: ToolSpec {
-                name: "read_file",
+                name: NAME,
                 title: "Read a text file",
                 description: "Read a text file from the workspace. Each line is shown as its \
                     1-based line number, right-aligned in 6 columns, a tab, then the line \

@@ -158,28 +158,21 @@ fn count_breaks(tail: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::readonly::testutil::{run, run_with};
+    use crate::tools::readonly::testutil::{numbered, run, run_with};
     use serde_json::json;
-
-    fn numbered(n: usize) -> String {
-        (1..=n).map(|i| format!("l{i}\n")).collect()
-    }
 
     #[test]
     fn last_lines() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.txt"), numbered(30)).unwrap();
+        std::fs::write(dir.path().join("a.txt"), numbered(1..=30)).unwrap();
         let out = run(&Tail::new(), dir.path(), json!({"path": "a.txt"}));
-        assert_eq!(
-            out.text,
-            (21..=30).map(|i| format!("l{i}\n")).collect::<String>()
-        );
+        assert_eq!(out.text, numbered(21..=30));
         let out = run(
             &Tail::new(),
             dir.path(),
             json!({"path": "a.txt", "lines": 100}),
         );
-        assert_eq!(out.text, numbered(30));
+        assert_eq!(out.text, numbered(1..=30));
         let out = run(
             &Tail::new(),
             dir.path(),
@@ -199,7 +192,7 @@ mod tests {
     fn big_file_reads_only_the_end() {
         let dir = tempfile::tempdir().unwrap();
         // ~9.5 MB: more than the default read limit, yet the tail works.
-        std::fs::write(dir.path().join("big.log"), numbered(1_300_000)).unwrap();
+        std::fs::write(dir.path().join("big.log"), numbered(1..=1_300_000)).unwrap();
         let out = run(
             &Tail::new(),
             dir.path(),

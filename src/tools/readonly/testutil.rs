@@ -1,6 +1,8 @@
 //! Helpers for the read-only tools' unit tests: a scope over a temp dir
 //! with the default exclusions, a run context, and running a tool.
 
+use std::fmt::Write as _;
+use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,9 +14,18 @@ use crate::call::AgentInfo;
 use crate::scope::{DEFAULT_EXCLUDED, Scope};
 use crate::tools::{Limits, RunContext, Tool, ToolError, ToolOutput};
 
+/// A line `l<i>` for each `i` in `range`: `numbered(1..=2)` is `"l1\nl2\n"`.
+pub(crate) fn numbered(range: RangeInclusive<usize>) -> String {
+    let mut s = String::new();
+    for i in range {
+        let _ = writeln!(s, "l{i}");
+    }
+    s
+}
+
 /// A scope of `dir` with the default exclusions.
 pub(crate) fn scope_in(dir: &Path) -> Scope {
-    let excluded: Vec<String> = DEFAULT_EXCLUDED.iter().map(|s| s.to_string()).collect();
+    let excluded: Vec<String> = DEFAULT_EXCLUDED.iter().map(ToString::to_string).collect();
     Scope::new(dir, &[], &excluded).unwrap()
 }
 
@@ -52,8 +63,11 @@ pub(crate) fn run_ctx(
     args: Value,
     f: impl FnOnce(&mut RunContext),
 ) -> ToolOutput {
+    let Value::Object(args) = args else {
+        panic!("tool arguments must be a JSON object: {args}")
+    };
     let scope = scope_in(dir);
-    let inv = match tool.prepare(args.as_object().unwrap(), &scope) {
+    let inv = match tool.prepare(&args, &scope) {
         Ok(inv) => inv,
         Err(e) => panic!("prepare failed: {e}"),
     };
@@ -73,8 +87,11 @@ pub(crate) fn run(tool: &dyn Tool, dir: &Path, args: Value) -> ToolOutput {
 
 /// The error `prepare` returns for `args` (panics if it succeeds).
 pub(crate) fn prepare_err(tool: &dyn Tool, dir: &Path, args: Value) -> ToolError {
+    let Value::Object(args) = args else {
+        panic!("tool arguments must be a JSON object: {args}")
+    };
     let scope = scope_in(dir);
-    match tool.prepare(args.as_object().unwrap(), &scope) {
+    match tool.prepare(&args, &scope) {
         Ok(inv) => panic!("prepare succeeded: {}", inv.summary()),
         Err(e) => e,
     }

@@ -156,7 +156,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "w\n".repeat(100)).unwrap();
         let out = run_with(&Wc::new(), dir.path(), json!({"path": "a.txt"}), |l| {
-            l.max_read_bytes = 10
+            l.max_read_bytes = 10;
         });
         assert!(out.truncated);
         assert!(

@@ -108,7 +108,9 @@ pub fn read_current(
             source: std::io::Error::other("not a regular file"),
         });
     }
-    if st.st_size as u64 > max {
+    // Never negative for a regular file; were it, it is refused as too big.
+    let size = u64::try_from(st.st_size).unwrap_or(u64::MAX);
+    if size > max {
         return Err(WriteError::Io {
             path: shown.into(),
             source: std::io::Error::other(format!(
@@ -118,7 +120,8 @@ pub fn read_current(
         });
     }
     let mut file = std::fs::File::from(fd);
-    let mut buf = Vec::with_capacity(st.st_size as usize);
+    // `size` is at most `max` here; the capacity is only a hint.
+    let mut buf = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     Read::by_ref(&mut file)
         .take(max + 1)
         .read_to_end(&mut buf)

@@ -6,6 +6,7 @@ mod edit;
 mod proposal;
 mod target;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -21,11 +22,27 @@ use super::readonly::{args, object_schema};
 use super::{
     Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
 };
-use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
+use crate::call::{CallView, GrantShape, Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 
 /// Largest file the write tools read or produce (64 MiB).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// `write_file`'s name, as agents call it and rules name it.
+pub const WRITE_FILE: &str = "write_file";
+/// `edit_file`'s name, as agents call it and rules name it.
+pub const EDIT_FILE: &str = "edit_file";
+
+/// What a grant of a write to `path` (resolved; `shown` as people see it)
+/// covers: writes to that file by either write tool, and an agent's own
+/// writes, whose calls the write tools' rules and grants cover.
+pub fn grant(path: std::path::PathBuf, shown: &str) -> GrantShape {
+    GrantShape::File {
+        path,
+        shown: shown.to_string(),
+        rule_tools: &[WRITE_FILE, EDIT_FILE],
+    }
+}
 
 /// Both write tools.
 pub fn all() -> Vec<Arc<dyn Tool>> {
@@ -42,23 +59,39 @@ pub struct EditFile {
     spec: ToolSpec,
 }
 
+/// `write_file`'s arguments, borrowed from the call's: `content` is copied
+/// once, into the bytes the write will put on disk.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct WriteArgs {
+struct WriteArgs<'a> {
     path: String,
-    content: String,
+    #[serde(borrow)]
+    content: Cow<'a, str>,
     #[serde(default)]
     append: bool,
 }
 
+/// `edit_file`'s arguments, borrowed from the call's: the texts are only
+/// read (the new content is built from the file).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct EditArgs {
+struct EditArgs<'a> {
     path: String,
-    old_text: String,
-    new_text: String,
+    #[serde(borrow)]
+    old_text: Cow<'a, str>,
+    #[serde(borrow)]
+    new_text: Cow<'a, str>,
     #[serde(default)]
     replace_all: bool,
+}
+
+/// Parse `a` for `tool` borrowing its strings where `T` lets it (not
+/// cloning the arguments first, as [`args::parse`] does).
+fn parse_borrowed<'a, T: Deserialize<'a>>(
+    tool: &str,
+    a: &'a Map<String, Value>,
+) -> Result<T, ToolError> {
+    T::deserialize(a).map_err(|e| args::invalid(tool, e.to_string()))
 }
 
 impl WriteFile {
@@ -74,7 +107,7 @@ impl WriteFile {
         );
         Self {
             spec: ToolSpec {
-                name: "write_file",
+                name: WRITE_FILE,
                 title: "Write file",
                 description: "Create or overwrite a file in the workspace (or append to it). The user sees a diff and approves it before anything is written; the write is atomic. Use edit_file to change part of an existing file.",
                 kind: ToolKind::Write,
@@ -104,7 +137,7 @@ impl EditFile {
         );
         Self {
             spec: ToolSpec {
-                name: "edit_file",
+                name: EDIT_FILE,
                 title: "Edit file",
                 description: "Replace exact text in an existing file. old_text must match the file exactly (copy it from read_file, without line-number prefixes) and occur once unless replace_all is true. Line endings and the final newline are preserved. The user sees a diff and approves it before anything is written.",
                 kind: ToolKind::Write,
@@ -173,6 +206,10 @@ impl Tool for WriteFile {
         &["path"]
     }
 
+    fn change_args(&self) -> &'static [&'static str] {
+        &["content"]
+    }
+
     fn output_schema(&self) -> Option<Map<String, Value>> {
         Some(output_schema())
     }
@@ -183,22 +220,31 @@ impl Tool for WriteFile {
         scope: &Scope,
     ) -> Result<Box<dyn Invocation>, ToolError> {
         let name = self.spec.name;
-        let a: WriteArgs = args::parse(name, a)?;
+        let a: WriteArgs = parse_borrowed(name, a)?;
         let (target, cur) = current(scope, name, &a.path)?;
         let (old, mode) = match cur {
             Some((bytes, mode)) => (Some(bytes), Some(mode)),
             None => (None, None),
         };
+        // The one copy of `content`: the bytes to write.
         let (action, new) = match (&old, a.append) {
-            (None, _) => (WriteAction::Create, a.content.into_bytes()),
+            (None, _) => (WriteAction::Create, a.content.into_owned().into_bytes()),
             (Some(o), true) => {
-                let mut n = o.clone();
+                let mut n = Vec::with_capacity(o.len() + a.content.len());
+                n.extend_from_slice(o);
                 n.extend_from_slice(a.content.as_bytes());
                 (WriteAction::Append, n)
             }
-            (Some(_), false) => (WriteAction::Overwrite, a.content.into_bytes()),
+            (Some(_), false) => (WriteAction::Overwrite, a.content.into_owned().into_bytes()),
         };
-        WriteCall::prepared(name, scope, target, action, old.as_deref(), new, mode, None)
+        let change = Change {
+            action,
+            old: old.as_deref(),
+            new,
+            mode,
+            note: None,
+        };
+        WriteCall::prepared(name, scope, target, change)
     }
 }
 
@@ -211,6 +257,10 @@ impl Tool for EditFile {
         &["path"]
     }
 
+    fn change_args(&self) -> &'static [&'static str] {
+        &["old_text", "new_text"]
+    }
+
     fn output_schema(&self) -> Option<Map<String, Value>> {
         Some(output_schema())
     }
@@ -221,7 +271,7 @@ impl Tool for EditFile {
         scope: &Scope,
     ) -> Result<Box<dyn Invocation>, ToolError> {
         let name = self.spec.name;
-        let a: EditArgs = args::parse(name, a)?;
+        let a: EditArgs = parse_borrowed(name, a)?;
         let (target, cur) = current(scope, name, &a.path)?;
         let Some((old, mode)) = cur else {
             return Err(failed(
@@ -243,17 +293,14 @@ impl Tool for EditFile {
         } else {
             format!("replaced {count} occurrences")
         };
-        let new = new.into_bytes();
-        WriteCall::prepared(
-            name,
-            scope,
-            target,
-            WriteAction::Edit,
-            Some(&old),
-            new,
-            Some(mode),
-            Some(note),
-        )
+        let change = Change {
+            action: WriteAction::Edit,
+            old: Some(&old),
+            new: new.into_bytes(),
+            mode: Some(mode),
+            note: Some(note),
+        };
+        WriteCall::prepared(name, scope, target, change)
     }
 }
 
@@ -270,7 +317,7 @@ struct WriteCall {
     base: Option<[u8; 32]>,
     new: Vec<u8>,
     mode: Option<u32>,
-    proposal: Proposal,
+    proposal: Arc<Proposal>,
     note: Option<String>,
 }
 
@@ -291,12 +338,16 @@ impl Invocation for WriteCall {
         }
     }
 
-    fn proposal(&self) -> Option<Proposal> {
-        Some(self.proposal.clone())
+    fn proposal(&self) -> Option<Arc<Proposal>> {
+        Some(Arc::clone(&self.proposal))
     }
 
     fn view(&self) -> CallView {
         CallView::Change
+    }
+
+    fn grant(&self) -> GrantShape {
+        grant(self.target.path(), &self.shown)
     }
 
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
@@ -307,20 +358,35 @@ impl Invocation for WriteCall {
     }
 }
 
+/// The change a write tool computed: `new` over `old`.
+struct Change<'a> {
+    action: WriteAction,
+    /// The file's content now (None: no file yet).
+    old: Option<&'a [u8]>,
+    /// The content to write.
+    new: Vec<u8>,
+    /// The file's mode bits, kept by the write.
+    mode: Option<u32>,
+    /// Said after the confirmation (`replaced 2 occurrences`).
+    note: Option<String>,
+}
+
 impl WriteCall {
-    /// A prepared write of `new` over `old` (None: no file yet), with the
-    /// proposal the human will see. Refuses results over [`MAX_FILE_BYTES`].
-    #[allow(clippy::too_many_arguments)]
+    /// A prepared write of `change` to `target`, with the proposal the
+    /// human will see. Refuses results over [`MAX_FILE_BYTES`].
     fn prepared(
         tool: &'static str,
         scope: &Scope,
         target: Target,
-        action: WriteAction,
-        old: Option<&[u8]>,
-        new: Vec<u8>,
-        mode: Option<u32>,
-        note: Option<String>,
+        change: Change<'_>,
     ) -> Result<Box<dyn Invocation>, ToolError> {
+        let Change {
+            action,
+            old,
+            new,
+            mode,
+            note,
+        } = change;
         if new.len() as u64 > MAX_FILE_BYTES {
             return Err(failed(
                 tool,
@@ -331,7 +397,7 @@ impl WriteCall {
             ));
         }
         let shown = scope.display(&target.path());
-        let proposal = propose(&shown, action, old, &new);
+        let proposal = Arc::new(propose(&shown, action, old, &new));
         Ok(Box::new(WriteCall {
             tool,
             target,
@@ -389,5 +455,52 @@ impl WriteCall {
             "removed": p.removed,
             "binary": p.binary,
         })))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(tool: &dyn Tool, a: &Value) -> String {
+        let scope = Scope::new(&std::env::temp_dir(), &[], &[]).unwrap();
+        let Value::Object(a) = a else { unreachable!() };
+        match tool.prepare(a, &scope) {
+            Err(ToolError::InvalidArguments { tool, message }) => format!("{tool}: {message}"),
+            Err(e) => panic!("not an argument error: {e}"),
+            Ok(_) => panic!("prepared {a:?}"),
+        }
+    }
+
+    #[test]
+    fn borrowed_arguments_are_refused_with_serdes_words() {
+        let (w, e) = (WriteFile::new(), EditFile::new());
+        let r = refusal(&w, &json!({"path": "a", "content": 1}));
+        assert!(
+            r.starts_with("write_file: invalid type: integer `1`, expected a string"),
+            "{r}"
+        );
+        let r = refusal(&w, &json!({"path": "a"}));
+        assert_eq!(r, "write_file: missing field `content`");
+        let r = refusal(&w, &json!({"path": "a", "content": "", "mode": 1}));
+        assert!(r.starts_with("write_file: unknown field `mode`"), "{r}");
+        let r = refusal(&e, &json!({"path": "a", "old_text": "x", "new_text": []}));
+        assert!(
+            r.starts_with("edit_file: invalid type: sequence, expected a string"),
+            "{r}"
+        );
+    }
+
+    #[test]
+    fn parsed_texts_borrow_from_the_arguments() {
+        let a = json!({"path": "a", "old_text": "o\"ld", "new_text": "n\\ew"});
+        let Value::Object(a) = a else { unreachable!() };
+        let e: EditArgs = parse_borrowed("edit_file", &a).unwrap();
+        assert!(matches!(e.old_text, Cow::Borrowed("o\"ld")));
+        assert!(matches!(e.new_text, Cow::Borrowed("n\\ew")));
+        let a = json!({"path": "a", "content": "c\u{e9}"});
+        let Value::Object(a) = a else { unreachable!() };
+        let w: WriteArgs = parse_borrowed("write_file", &a).unwrap();
+        assert!(matches!(w.content, Cow::Borrowed("cé")));
     }
 }

@@ -241,6 +241,9 @@ impl App {
         let step = q.step.clone();
         let id = p.call.id;
         let command = p.editable().map(String::from);
+        // What the prompt shows, in the call's own words (a change, the
+        // arguments; a command the agent cannot take back edited).
+        let shown = p.call.view.describe();
         let n_choices = p.choices.len();
         let page =
             (isize::try_from(layout::prompt(self.size).height).unwrap_or(isize::MAX) - 10).max(1);
@@ -267,7 +270,9 @@ impl App {
             (Step::Choose, Action::Always) => self.set_step(Step::Always { selected: 0 }),
             (Step::Choose, Action::Edit) => match command {
                 Some(c) => self.set_step(Step::Edit(TextInput::new(&c))),
-                None => self.notice("only bash commands can be edited".into()),
+                None => self.notice(format!(
+                    "the {shown} cannot be edited before approval; y approves it as shown"
+                )),
             },
             (Step::Choose, Action::Deny) => self.set_step(Step::Deny(TextInput::default())),
             (Step::Choose, Action::Up) => self.scroll_prompt(-1),
@@ -356,7 +361,10 @@ impl App {
         if always {
             fx.push(Effect::SaveRules(choice.rules));
         } else {
-            fx.push(Effect::Grant(choice.grant));
+            fx.push(Effect::Grant {
+                scope: choice.grant,
+                tools: choice.tools,
+            });
         }
         self.respond(id, Decision::approve(ApprovedBy::User), fx);
     }

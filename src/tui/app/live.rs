@@ -69,7 +69,6 @@ impl App {
     pub(super) fn live_update(&mut self, msg: Msg, fx: &mut Vec<Effect>) {
         let now = self.now;
         let demo = self.header.label.as_deref() == Some("demo");
-        let workspace = self.header.workspace.clone();
         let Mode::Live(live) = &mut self.mode else {
             return;
         };
@@ -87,7 +86,7 @@ impl App {
                     call.tool,
                     crate::tui::ui::wrap::fit(&crate::tui::reveal::one_line(&call.summary), 120)
                 );
-                let p = PendingPrompt::new(call.clone(), verdict, now, &workspace);
+                let p = PendingPrompt::new(call.clone(), verdict, now);
                 live.prompts.push(p, now);
                 self.calls.received(call);
                 self.calls.waiting(id);
@@ -142,15 +141,9 @@ impl App {
             Event::CallStarted { id } => self.calls.started(id, now),
             Event::CallOutput { id, chunk } => self.calls.output(id, &chunk),
             Event::CallFinished { id, outcome } => {
-                let cwd = outcome
-                    .structured
-                    .as_ref()
-                    .and_then(|s| s.get("cwd"))
-                    .and_then(|c| c.as_str());
-                if let (Some(cwd), Some(row)) = (cwd, self.calls.by_id(id))
-                    && row.info.tool == "bash"
-                {
-                    live.shell_cwd.insert(row.info.agent.id, cwd.to_string());
+                // The tool says where its shell is now.
+                if let (Some(cwd), Some(row)) = (&outcome.shell_cwd, self.calls.by_id(id)) {
+                    live.shell_cwd.insert(row.info.agent.id, cwd.clone());
                 }
                 self.calls.finished(id, outcome);
             }

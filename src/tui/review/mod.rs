@@ -145,6 +145,7 @@ fn row(c: &CallEntry) -> CallRow {
         is_error: f.is_error,
         truncated: f.truncated,
         structured: None,
+        shell_cwd: None,
     });
     let recorded = Recorded {
         requested: (c.requested.line, c.requested.ts),

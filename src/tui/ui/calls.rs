@@ -94,11 +94,14 @@ fn shown_summary(row: &CallRow) -> String {
         .and_then(|d| d.edited_command());
     // A command as it is, never the tool's shortened summary of it.
     let exec = row.info.kind == Some(crate::call::ToolKind::Exec);
-    let proposed = match (&row.info.view, row.info.args.get("command")) {
-        (crate::call::CallView::Command { command, .. }, _) => one(command),
-        // A reviewed call has no view: its recorded command.
-        (_, Some(serde_json::Value::String(c))) if exec => one(c),
-        _ => one(&row.info.summary),
+    let proposed = match &row.info.view {
+        crate::call::CallView::Command { command, .. } => one(command),
+        // A reviewed call has no view: its recorded command, as its tool
+        // reads the recorded arguments.
+        _ => match crate::tools::recorded_command(&row.info.tool, &row.info.args) {
+            Some(c) if exec => one(c),
+            _ => one(&row.info.summary),
+        },
     };
     let shown = match edited {
         Some(e) => format!("✎ {} (proposed: {proposed})", one(e)),

@@ -153,8 +153,10 @@ fn arguments(row: &CallRow, out: &mut Vec<Line<'static>>) {
     }
     out.push(section("arguments"));
     let has_diff = change(row).is_some_and(|c| c.diff.is_some());
+    // The tool says which arguments its change shows.
+    let in_change = crate::tools::change_args(&row.info.tool);
     for (k, v) in args {
-        if has_diff && matches!(k.as_str(), "content" | "old_text" | "new_text") {
+        if has_diff && in_change.contains(&k.as_str()) {
             let n = v.as_str().map_or(0, |s| s.lines().count());
             out.push(Line::from(vec![
                 Span::styled(format!("{k}: "), theme::dim()),

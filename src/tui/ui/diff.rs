@@ -67,7 +67,10 @@ mod tests {
     #[test]
     fn numbers_and_wrapping() {
         let d = crate::tui::diff::parse("@@ -1,2 +1,2 @@\n a\n-bbbbbbbbbbbbbbbbbbbb\n+c\n");
-        let r: Vec<String> = rows(&d, 0, 100, 24).iter().map(|l| l.to_string()).collect();
+        let r: Vec<String> = rows(&d, 0, 100, 24)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(
             r,
             [

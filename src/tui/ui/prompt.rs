@@ -272,7 +272,7 @@ pub fn body(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'stat
             flags.add(f);
             shown.extend(rows);
         }
-        let others = other_args(p, &["command", "description"], &mut flags);
+        let others = other_args(p, p.shown_args(), &mut flags);
         shown.extend(others);
         shown.extend(cwd(app, width));
     } else {

@@ -42,6 +42,17 @@ pub struct StatusBar<'a> {
 pub fn draw(f: &mut Frame, app: &StatusBar, area: Rect) {
     let bar = Style::default().bg(Color::Indexed(236));
     let width = area.width as usize;
+    let first = first_line(app);
+    let second = second_line(app, width);
+    let lines = vec![
+        Line::from(give_way(first, width)).style(bar),
+        Line::from(give_way(second, width)).style(bar),
+    ];
+    f.render_widget(Paragraph::new(lines).style(bar), area);
+}
+
+/// The first line: the workspace, how agents connect, the HTTP address.
+fn first_line(app: &StatusBar) -> Vec<Part> {
     let mut first = vec![Part::new(
         0,
         vec![Span::styled(
@@ -93,29 +104,13 @@ pub fn draw(f: &mut Frame, app: &StatusBar, area: Rect) {
             ],
         ));
     }
-    let mut second = Vec::new();
-    // The bash sandbox: a sandbox that holds is said briefly; one that
-    // does not is said in full, with its reason, and never dropped.
-    if let Some((line, state)) = &app.header.sandbox {
-        use crate::sandbox::SandboxState;
-        let colour = match state {
-            SandboxState::Enforced => Color::Green,
-            SandboxState::Partial => Color::Yellow,
-            SandboxState::Off | SandboxState::Refused => Color::Red,
-        };
-        let shown = match state {
-            SandboxState::Enforced if width < 120 => "sandbox ✓".to_string(),
-            SandboxState::Enforced => line.split(" (").next().unwrap_or(line).to_string(),
-            _ => line.clone(),
-        };
-        second.push(Part::new(
-            0,
-            vec![
-                Span::styled(format!(" {shown} "), Style::default().fg(colour)),
-                Span::styled("│", theme::dim()),
-            ],
-        ));
-    }
+    first
+}
+
+/// The second line: the sandbox, the agents, what waits, how calls ended,
+/// and the notice or the keys.
+fn second_line(app: &StatusBar, width: usize) -> Vec<Part> {
+    let mut second: Vec<Part> = sandbox_part(app.header, width).into_iter().collect();
     let agents = match app.agents.len() {
         0 => "no agent connected".to_string(),
         _ => app
@@ -161,11 +156,31 @@ pub fn draw(f: &mut Frame, app: &StatusBar, area: Rect) {
     }
     // The notice or the keys: cut rather than dropped.
     second.push(Part::new(1, tail));
-    let lines = vec![
-        Line::from(give_way(first, width)).style(bar),
-        Line::from(give_way(second, width)).style(bar),
-    ];
-    f.render_widget(Paragraph::new(lines).style(bar), area);
+    second
+}
+
+/// The bash sandbox: a sandbox that holds is said briefly; one that does
+/// not is said in full, with its reason, and never dropped.
+fn sandbox_part(header: &Header, width: usize) -> Option<Part> {
+    use crate::sandbox::SandboxState;
+    let (line, state) = header.sandbox.as_ref()?;
+    let colour = match state {
+        SandboxState::Enforced => Color::Green,
+        SandboxState::Partial => Color::Yellow,
+        SandboxState::Off | SandboxState::Refused => Color::Red,
+    };
+    let shown = match state {
+        SandboxState::Enforced if width < 120 => "sandbox ✓".to_string(),
+        SandboxState::Enforced => line.split(" (").next().unwrap_or(line).to_string(),
+        _ => line.clone(),
+    };
+    Some(Part::new(
+        0,
+        vec![
+            Span::styled(format!(" {shown} "), Style::default().fg(colour)),
+            Span::styled("│", theme::dim()),
+        ],
+    ))
 }
 
 /// A part of a status line and how much it matters (0 most).

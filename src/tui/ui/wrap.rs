@@ -78,7 +78,7 @@ mod tests {
     fn wraps_by_width_keeping_styles() {
         let l = Line::from(vec![Span::raw("abcd"), Span::raw("efg")]);
         let rows = wrap(l, 3);
-        let text: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+        let text: Vec<String> = rows.iter().map(ToString::to_string).collect();
         assert_eq!(text, ["abc", "def", "g"]);
         let green = ratatui::style::Style::default().fg(ratatui::style::Color::Green);
         let rows = wrap(Line::styled("abcdef", green), 3);
