@@ -11,7 +11,7 @@
 #        scope   resolve the path, check it, open it (Scope::open_file)
 #        policy  the verdict (Policy::evaluate)
 #        read    read the file and format its numbered lines (read_file::read)
-#        audit   the three hash-chained records (AuditLog::append)
+#        audit   the three hash-chained records (AuditLog::append_all)
 #        encode  the reply to JSON (mcp::transport::encode)
 #        other   the rest: tokio's scheduler, rmcp's service loop, pipe I/O,
 #                the pipeline's own bookkeeping (events, ids, output hash)
@@ -107,10 +107,10 @@ stages = [
     ("scope", stage(r"airlock::scope::Scope>::open_file$", r"Scope::open_file$")),
     ("policy", stage(r"^airlock::policy::.*Policy(>)?::evaluate$")),
     ("read", stage(r"^airlock::tools::readonly::read_file::read$")),
-    ("audit", stage(r"^airlock::audit::writer::AuditLog::append$")),
+    ("audit", stage(r"^airlock::audit::writer::AuditLog::append(_all)?$")),
     ("encode", stage(r"^airlock::mcp::transport::encode$")),
 ]
-pipeline = stage(r"^airlock::supervisor::\S*Supervisor::call::\{\{closure\}\}$")
+pipeline = stage(r"^airlock::supervisor::.*Supervisor>?::call::\{\{closure\}\}$")
 known = sum(p for _, p in stages)
 print(f"airlock CPU per read_file call: {per_call:.1f} us (user + kernel, all threads), "
       f"{cs / (calls + 50):.2f} context switches per call")

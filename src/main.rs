@@ -116,6 +116,48 @@ impl Resolved {
     }
 }
 
+/// `airlock init`'s arguments.
+#[derive(Debug, clap::Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "command-line switches, one bool each"
+)]
+struct InitArgs {
+    /// The agent.
+    #[arg(value_enum)]
+    agent: airlock::init::Agent,
+    /// The project (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Write the project-level files (in --workspace, default the
+    /// current directory) instead of the user's.
+    #[arg(long)]
+    project: bool,
+    /// Take out what an earlier `airlock init` added, nothing else.
+    #[arg(long)]
+    remove: bool,
+    /// Print the change as a diff; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Also mark the project folder trusted in the agent's own trust
+    /// list (Gemini and Codex ignore project settings, and Gemini its
+    /// MCP servers, in untrusted folders).
+    #[arg(long)]
+    trust_folder: bool,
+    /// Register the running supervisor's Streamable HTTP URL (start it
+    /// with `airlock --http`) instead of `airlock connect`.
+    #[arg(long)]
+    http: bool,
+    /// Leave the agent's hooks out: airlock then sees only calls to its
+    /// own MCP tools, and the agent's own shell and edit tools are
+    /// turned off where the agent allows it.
+    #[arg(long)]
+    no_hooks: bool,
+    /// Leave airlock's MCP server out (hooks only).
+    #[arg(long, conflicts_with = "no_hooks")]
+    no_mcp: bool,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print the effective configuration and which file each value came
@@ -126,6 +168,10 @@ enum Command {
     Connect {
         /// The supervisor's socket (default: AIRLOCK_SOCKET, else the
         /// supervisor whose workspace contains the current directory).
+        #[expect(
+            clippy::doc_markdown,
+            reason = "clap's --help text, shown as written (no markdown)"
+        )]
         #[arg(long, value_name = "PATH", env = "AIRLOCK_SOCKET")]
         socket: Option<PathBuf>,
         /// Wait for a supervisor to start instead of failing.
@@ -140,41 +186,7 @@ enum Command {
     /// connect`, with what that agent needs) and its hooks (`airlock hook
     /// AGENT` before and after each of its own tool calls), keeping
     /// everything else in its files (backup beside each file changed).
-    Init {
-        /// The agent.
-        #[arg(value_enum)]
-        agent: airlock::init::Agent,
-        /// The project (default: the current directory).
-        #[arg(long, value_name = "DIR")]
-        workspace: Option<PathBuf>,
-        /// Write the project-level files (in --workspace, default the
-        /// current directory) instead of the user's.
-        #[arg(long)]
-        project: bool,
-        /// Take out what an earlier `airlock init` added, nothing else.
-        #[arg(long)]
-        remove: bool,
-        /// Print the change as a diff; write nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Also mark the project folder trusted in the agent's own trust
-        /// list (Gemini and Codex ignore project settings, and Gemini its
-        /// MCP servers, in untrusted folders).
-        #[arg(long)]
-        trust_folder: bool,
-        /// Register the running supervisor's Streamable HTTP URL (start it
-        /// with `airlock --http`) instead of `airlock connect`.
-        #[arg(long)]
-        http: bool,
-        /// Leave the agent's hooks out: airlock then sees only calls to its
-        /// own MCP tools, and the agent's own shell and edit tools are
-        /// turned off where the agent allows it.
-        #[arg(long)]
-        no_hooks: bool,
-        /// Leave airlock's MCP server out (hooks only).
-        #[arg(long, conflicts_with = "no_hooks")]
-        no_mcp: bool,
-    },
+    Init(InitArgs),
     /// Try airlock on a throw-away sample workspace, with a built-in agent
     /// that makes every kind of call and waits for your answers.
     Demo(RunArgs),
@@ -206,6 +218,10 @@ enum Command {
         agent: airlock::hooks::HookAgent,
         /// The supervisor's socket (default: AIRLOCK_SOCKET, else the
         /// supervisor whose workspace contains the event's directory).
+        #[expect(
+            clippy::doc_markdown,
+            reason = "clap's --help text, shown as written (no markdown)"
+        )]
         #[arg(long, value_name = "PATH", env = "AIRLOCK_SOCKET")]
         socket: Option<PathBuf>,
         /// Refuse the call when no decision came within SECS (set it below
@@ -231,7 +247,7 @@ fn main() -> ExitCode {
         config,
     }) = cli.command
     {
-        return hook(airlock::hooks::client::Options {
+        return hook(&airlock::hooks::client::Options {
             agent,
             socket,
             timeout: timeout.map(std::time::Duration::from_secs),
@@ -249,12 +265,12 @@ fn main() -> ExitCode {
 
 /// `airlock hook`: print the answer, exit as the agent expects. A panic
 /// refuses the call (exit 2), never lets it run.
-fn hook(opts: airlock::hooks::client::Options) -> ExitCode {
+fn hook(opts: &airlock::hooks::client::Options) -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("airlock hook failed ({info}); the call was refused");
         std::process::exit(i32::from(airlock::hooks::answer::BLOCK_EXIT));
     }));
-    let out = airlock::hooks::client::run(&opts, &mut std::io::stdin().lock());
+    let out = airlock::hooks::client::run(opts, &mut std::io::stdin().lock());
     let mut stdout = std::io::stdout().lock();
     if stdout
         .write_all(out.stdout.as_bytes())
@@ -271,9 +287,8 @@ fn hook(opts: airlock::hooks::client::Options) -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    // Multi-threaded for every command: on one thread a stream of read-only
-    // calls (answered inline) starved a running bash call of the thread it
-    // needs to finish (tests/log_crash.rs).
+    // Multi-threaded for every command (`serve --stdio` serves its
+    // connection on a thread of its own and runs commands here).
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     let runtime = builder
         .enable_all()
@@ -329,76 +344,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             session: sub,
         }) => {
             let (workspace, global) = Resolved::new(data_dir, sub.or(&top));
-            let confirmer: Arc<dyn Confirmer> = if approve_all {
-                Arc::new(ApproveAllConfirmer)
-            } else {
-                Arc::new(HeadlessConfirmer)
-            };
-            let mode = if stdio { "serve-stdio" } else { "serve-http" };
-            let opts = session_options(workspace, &global, mode)?;
-            let _log = init_logging(&opts)?;
-            let session = start(&opts, &global, confirmer)?;
-            if !stdio {
-                // The URL (secret included) is the first line on stderr.
-                let http = session.config.config.http.clone();
-                runtime.block_on(airlock::mcp::http::serve_headless(
-                    session.supervisor.clone(),
-                    &http,
-                    |l| eprintln!("{}", l.url),
-                ))?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            tracing::info!(audit = %session.audit_path.display(), "serving MCP on stdio");
-            runtime.block_on(airlock::mcp::serve_stdio(session.supervisor.clone()))?;
-            session.supervisor.shutdown("stdin closed");
-            Ok(ExitCode::SUCCESS)
+            serve(&runtime, workspace, &global, stdio, approve_all)
         }
-        Some(Command::Init {
-            agent,
-            workspace,
-            project,
-            remove,
-            dry_run,
-            trust_folder,
-            http,
-            no_hooks,
-            no_mcp,
-        }) => {
-            let dir = match workspace.or(top.workspace) {
-                Some(w) => w,
-                None => std::env::current_dir().context("cannot read the current directory")?,
-            };
-            let project_dir = std::fs::canonicalize(&dir)
-                .with_context(|| format!("cannot open the project directory {}", dir.display()))?;
-            let http_url = match http && !remove {
-                true => Some(airlock::mcp::discovery::http_url_for(&project_dir)?),
-                false => None,
-            };
-            let opts = airlock::init::Options {
-                agent,
-                action: if remove {
-                    airlock::init::Action::Remove
-                } else {
-                    airlock::init::Action::Install
-                },
-                project,
-                trust_folder,
-                dry_run,
-                hooks: !no_hooks,
-                mcp: !no_mcp,
-                command: airlock::init::current_command()?,
-                homes: airlock::init::AgentHomes::from_env()?,
-                project_dir,
-                record_dir: airlock::dirs::init_record_dir(&airlock::dirs::data_dir(
-                    data_dir.as_deref(),
-                )),
-                http_url,
-            };
-            let report = airlock::init::run(&opts)?;
-            // A closed stdout (`| head`) is not an error worth a panic.
-            let _ = write!(std::io::stdout().lock(), "{report}");
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Command::Init(args)) => init(args, top.workspace, data_dir.as_deref()),
         Some(Command::Demo(run)) => {
             let sub = SessionArgs {
                 workspace: None,
@@ -406,19 +354,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 run,
             };
             let (_, global) = Resolved::new(data_dir, sub.or(&top));
-            let mut opts = session_options(None, &global, "demo")?;
-            let _log = init_logging(&opts)?;
-            let demo = airlock::demo::prepare().context("cannot set up the demo workspace")?;
-            opts.workspace = demo.workspace().to_path_buf();
-            let (confirmer, requests) = airlock::tui::channel();
-            let session = start(&opts, &global, Arc::new(confirmer))?;
-            let tui = airlock::tui::Options {
-                label: Some("demo".into()),
-                ..Default::default()
-            };
-            let ended = runtime.block_on(supervise(&session, requests, tui, Some(&demo)))?;
-            print_ended(&ended);
-            Ok(ExitCode::SUCCESS)
+            demo(&runtime, &global)
         }
         Some(Command::Sessions(args)) => {
             let data = airlock::dirs::data_dir(data_dir.as_deref());
@@ -443,41 +379,159 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime.block_on(airlock::tui::run_review_command(&args, &data))?;
             Ok(ExitCode::SUCCESS)
         }
-        None if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() => {
-            let (workspace, global) = Resolved::new(data_dir, top);
-            let opts = session_options(workspace, &global, "supervisor")?;
-            let _log = init_logging(&opts)?;
-            let (confirmer, requests) = airlock::tui::channel();
-            let session = start(&opts, &global, Arc::new(confirmer))?;
-            let tui = airlock::tui::Options {
-                agent_timeouts: agent_timeouts(&session),
-                ..Default::default()
-            };
-            let ended = runtime.block_on(supervise(&session, requests, tui, None))?;
-            print_ended(&ended);
-            Ok(ExitCode::SUCCESS)
-        }
         None => {
-            // No terminal (a service, a pipe): serve headless and say so.
             let (workspace, global) = Resolved::new(data_dir, top);
-            let opts = session_options(workspace, &global, "supervisor")?;
-            let _log = init_logging(&opts)?;
-            let session = start(&opts, &global, Arc::new(HeadlessConfirmer))?;
-            let supervisor = session.supervisor.clone();
-            runtime.block_on(airlock::mcp::run_supervisor_with(&session, |l| {
-                print_where_agents_connect(l);
-                if let Err(e) = serve_hooks(&l.socket, supervisor) {
-                    eprintln!(
-                        "airlock: cannot answer agent hooks ({e}); their calls go to the agents' own approval"
-                    );
-                }
-            }))?;
-            Ok(ExitCode::SUCCESS)
+            supervisor(&runtime, workspace, &global)
         }
     }
 }
 
-/// The supervisor's start-up banner: where agents connect and how.
+/// `airlock serve --stdio` / `--http`: a headless MCP server.
+fn serve(
+    runtime: &tokio::runtime::Runtime,
+    workspace: Option<PathBuf>,
+    global: &Resolved,
+    stdio: bool,
+    approve_all: bool,
+) -> anyhow::Result<ExitCode> {
+    let confirmer: Arc<dyn Confirmer> = if approve_all {
+        Arc::new(ApproveAllConfirmer)
+    } else {
+        Arc::new(HeadlessConfirmer)
+    };
+    let mode = if stdio { "serve-stdio" } else { "serve-http" };
+    let opts = session_options(workspace, global, mode)?;
+    let _log = init_logging(&opts)?;
+    let session = start(&opts, global, confirmer)?;
+    if !stdio {
+        // The URL (secret included) is the first line on stderr.
+        let http = session.config.config.http.clone();
+        runtime.block_on(airlock::mcp::http::serve_headless(
+            session.supervisor.clone(),
+            &http,
+            |l| eprintln!("{}", l.url),
+        ))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    tracing::info!(audit = %session.audit_path.display(), "serving MCP on stdio");
+    // The protocol and the read-only calls on this thread (no hand-off
+    // between threads per request); commands and writes on the
+    // multi-threaded runtime, so a stream of reads cannot starve a running
+    // bash call (tests/log_crash.rs).
+    let io = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let work = runtime.handle().clone();
+    io.block_on(airlock::mcp::serve_stdio(session.supervisor.clone(), work))?;
+    session.supervisor.shutdown("stdin closed");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `airlock init AGENT`.
+fn init(
+    args: InitArgs,
+    top_workspace: Option<PathBuf>,
+    data_dir: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
+    let InitArgs {
+        agent,
+        workspace,
+        project,
+        remove,
+        dry_run,
+        trust_folder,
+        http,
+        no_hooks,
+        no_mcp,
+    } = args;
+    let dir = match workspace.or(top_workspace) {
+        Some(w) => w,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let project_dir = std::fs::canonicalize(&dir)
+        .with_context(|| format!("cannot open the project directory {}", dir.display()))?;
+    let http_url = if http && !remove {
+        Some(airlock::mcp::discovery::http_url_for(&project_dir)?)
+    } else {
+        None
+    };
+    let opts = airlock::init::Options {
+        agent,
+        action: if remove {
+            airlock::init::Action::Remove
+        } else {
+            airlock::init::Action::Install
+        },
+        project,
+        trust_folder,
+        dry_run,
+        hooks: !no_hooks,
+        mcp: !no_mcp,
+        command: airlock::init::current_command()?,
+        homes: airlock::init::AgentHomes::from_env()?,
+        project_dir,
+        record_dir: airlock::dirs::init_record_dir(&airlock::dirs::data_dir(data_dir)),
+        http_url,
+    };
+    let report = airlock::init::run(&opts)?;
+    // A closed stdout (`| head`) is not an error worth a panic.
+    let _ = write!(std::io::stdout().lock(), "{report}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `airlock demo`: the TUI on a throw-away workspace.
+fn demo(runtime: &tokio::runtime::Runtime, global: &Resolved) -> anyhow::Result<ExitCode> {
+    let mut opts = session_options(None, global, "demo")?;
+    let _log = init_logging(&opts)?;
+    let demo = airlock::demo::prepare().context("cannot set up the demo workspace")?;
+    opts.workspace = demo.workspace().to_path_buf();
+    let (confirmer, requests) = airlock::tui::channel();
+    let session = start(&opts, global, Arc::new(confirmer))?;
+    let tui = airlock::tui::Options {
+        label: Some("demo".into()),
+        ..Default::default()
+    };
+    let ended = runtime.block_on(supervise(&session, requests, tui, Some(&demo)))?;
+    print_ended(&ended);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `airlock` without a subcommand: the TUI on a terminal, else a headless
+/// supervisor that says where agents connect.
+fn supervisor(
+    runtime: &tokio::runtime::Runtime,
+    workspace: Option<PathBuf>,
+    global: &Resolved,
+) -> anyhow::Result<ExitCode> {
+    let opts = session_options(workspace, global, "supervisor")?;
+    let _log = init_logging(&opts)?;
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let (confirmer, requests) = airlock::tui::channel();
+        let session = start(&opts, global, Arc::new(confirmer))?;
+        let tui = airlock::tui::Options {
+            agent_timeouts: agent_timeouts(&session),
+            ..Default::default()
+        };
+        let ended = runtime.block_on(supervise(&session, requests, tui, None))?;
+        print_ended(&ended);
+        return Ok(ExitCode::SUCCESS);
+    }
+    // No terminal (a service, a pipe): serve headless and say so.
+    let session = start(&opts, global, Arc::new(HeadlessConfirmer))?;
+    let supervisor = session.supervisor.clone();
+    runtime.block_on(airlock::mcp::run_supervisor_with(&session, |l| {
+        print_where_agents_connect(l);
+        if let Err(e) = serve_hooks(&l.socket, supervisor) {
+            eprintln!(
+                "airlock: cannot answer agent hooks ({e}); their calls go to the agents' own approval"
+            );
+        }
+    }))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The supervisor's start-up banner/// The supervisor's start-up banner: where agents connect and how.
 fn print_where_agents_connect(l: &airlock::mcp::Listening) {
     let exe = std::env::current_exe()
         .ok()

@@ -4,7 +4,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -81,7 +81,7 @@ impl std::fmt::Debug for AuditLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AuditLog")
             .field("path", &self.path)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -150,7 +150,7 @@ impl AuditLog {
     /// every line has been handed to the kernel in full; on `Err` none is
     /// counted in the chain.
     pub fn append_all(&self, events: &[&AuditEvent]) -> Result<u64, AuditError> {
-        let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let st = &mut *guard;
         let first = st.seq;
         let mut seq = first;
@@ -216,7 +216,7 @@ impl AuditLog {
     /// Flush the data to stable storage (`fdatasync`): used before a write
     /// or a command runs, so its decision survives a power loss too.
     pub fn sync_data(&self) -> Result<(), AuditError> {
-        let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         st.file.sync_data().map_err(|source| AuditError::Io {
             path: self.path.clone(),
             source,
@@ -225,7 +225,7 @@ impl AuditLog {
 
     /// Flush to stable storage (`fsync`); used at session end.
     pub fn sync(&self) -> Result<(), AuditError> {
-        let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         st.file.sync_all().map_err(|source| AuditError::Io {
             path: self.path.clone(),
             source,

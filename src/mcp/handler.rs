@@ -113,6 +113,9 @@ pub struct AirlockHandler {
     /// Record the agent's disconnect when the handler goes (an HTTP
     /// session: the handler lives exactly as long as the session).
     disconnect_on_drop: bool,
+    /// Where calls that are not read-only run, when not on the runtime
+    /// serving the connection (see [`AirlockHandler::offload_to`]).
+    offload: Option<tokio::runtime::Handle>,
 }
 
 impl AirlockHandler {
@@ -125,7 +128,20 @@ impl AirlockHandler {
             calls: TaskTracker::new(),
             pool: None,
             disconnect_on_drop: false,
+            offload: None,
         }
+    }
+
+    /// Run every call that is not read-only (bash, writes, and any call
+    /// of a tool the supervisor does not know) on `runtime` instead of the
+    /// runtime serving the connection. `serve --stdio` answers the protocol
+    /// and the reads on one thread (no thread hand-off per request) and
+    /// gives a running command its own threads, so a stream of reads
+    /// cannot starve it.
+    #[must_use]
+    pub fn offload_to(mut self, runtime: tokio::runtime::Handle) -> Self {
+        self.offload = Some(runtime);
+        self
     }
 
     /// A handler for an HTTP request: a session's (`initialize`) agent is
@@ -151,6 +167,15 @@ impl AirlockHandler {
     /// disconnect is recorded).
     pub fn calls(&self) -> TaskTracker {
         self.calls.clone()
+    }
+
+    /// The runtime a call of `tool` runs on when it is not this one: every
+    /// call but a read-only tool's, once [`AirlockHandler::offload_to`] set
+    /// one.
+    fn offload_for(&self, tool: &str) -> Option<&tokio::runtime::Handle> {
+        let runtime = self.offload.as_ref()?;
+        let kind = self.supervisor.tools().get(tool).map(|t| t.spec().kind);
+        (kind != Some(ToolKind::Read)).then_some(runtime)
     }
 
     /// The request's agent, and what keeps a pooled one busy meanwhile.
@@ -225,18 +250,31 @@ impl ServerHandler for AirlockHandler {
             .meta
             .get_progress_token()
             .map(|token| progress_hook(context.peer.clone(), token));
-        let call = self.supervisor.call(
-            &agent,
-            &request.name,
-            request.arguments,
-            context.ct.clone(),
-            on_wait,
-        );
         let structured = self
             .tools
             .iter()
             .any(|t| t.name == request.name && t.output_schema.is_some());
-        match self.calls.track_future(call).await {
+        let offload = self.offload_for(&request.name);
+        let supervisor = self.supervisor.clone();
+        let (ct, name, args) = (context.ct.clone(), request.name, request.arguments);
+        let call = async move { supervisor.call(&agent, &name, args, ct, on_wait).await };
+        let result = match offload {
+            Some(runtime) => {
+                let running = runtime.spawn(call);
+                match self.calls.track_future(running).await {
+                    Ok(result) => result,
+                    Err(e) => {
+                        tracing::error!("call failed: {e}");
+                        return Err(ErrorData::internal_error(
+                            format!("the call failed: {e}"),
+                            None,
+                        ));
+                    }
+                }
+            }
+            None => self.calls.track_future(call).await,
+        };
+        match result {
             Ok(mut out) => {
                 if structured {
                     // A client that reads only `structuredContent` must see

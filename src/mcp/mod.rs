@@ -32,12 +32,19 @@ pub use socket::{Listening, SocketError, SocketServer};
 /// disconnect is recorded.
 const CALLS_DRAIN: Duration = Duration::from_secs(5);
 
-/// Serve one MCP connection on stdin/stdout until stdin closes.
-pub async fn serve_stdio(supervisor: Arc<Supervisor>) -> anyhow::Result<()> {
+/// Serve one MCP connection on stdin/stdout until stdin closes. Calls that
+/// are not read-only run on `work` (see [`AirlockHandler::offload_to`]):
+/// the caller serves the connection on a current-thread runtime and gives
+/// commands and writes a multi-threaded one.
+pub async fn serve_stdio(
+    supervisor: Arc<Supervisor>,
+    work: tokio::runtime::Handle,
+) -> anyhow::Result<()> {
     let tools = handler::tool_list(&supervisor);
     let (read, write) = rmcp::transport::stdio_pipes();
     let stop = supervisor.shutdown_token().child_token();
-    serve_connection(supervisor, tools, read, write, stop).await;
+    let handler = AirlockHandler::new(supervisor.clone(), tools).offload_to(work);
+    serve_handler(supervisor, handler, read, write, stop).await;
     Ok(())
 }
 
@@ -73,6 +80,20 @@ pub async fn serve_connection<R, W>(
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let handler = AirlockHandler::new(supervisor.clone(), tools);
+    serve_handler(supervisor, handler, read, write, stop).await;
+}
+
+/// [`serve_connection`] with a handler made by the caller.
+async fn serve_handler<R, W>(
+    supervisor: Arc<Supervisor>,
+    handler: AirlockHandler,
+    read: R,
+    write: W,
+    stop: CancellationToken,
+) where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let agent = handler.agent_slot();
     let calls = handler.calls();
     let reporter = (supervisor.clone(), agent.clone());

@@ -113,6 +113,7 @@ where
 
     /// Cancel `token` as soon as the peer's input ends (the agent closed
     /// stdin or the socket), before rmcp winds the session down.
+    #[must_use]
     pub fn on_input_closed(mut self, token: tokio_util::sync::CancellationToken) -> Self {
         self.input_closed = Some(token);
         self
@@ -125,6 +126,7 @@ where
     }
 
     /// Report every rejected message to `hook`.
+    #[must_use]
     pub fn on_rejected(mut self, hook: RejectHook) -> Self {
         self.on_rejected = Some(hook);
         self
@@ -277,20 +279,15 @@ where
             match classified {
                 Classified::Message(msg) => {
                     if !self.started {
-                        match &msg {
-                            ClientJsonRpcMessage::Request(r) => {
-                                if !matches!(
-                                    r.request,
-                                    ClientRequest::PingRequest(_)
-                                        | ClientRequest::DiscoverRequest(_)
-                                ) {
-                                    self.started = true;
-                                }
-                            }
-                            _ => {
-                                tracing::debug!("dropped a message sent before any request");
-                                continue;
-                            }
+                        let ClientJsonRpcMessage::Request(r) = &msg else {
+                            tracing::debug!("dropped a message sent before any request");
+                            continue;
+                        };
+                        if !matches!(
+                            r.request,
+                            ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_)
+                        ) {
+                            self.started = true;
                         }
                     }
                     return Some(msg);

@@ -24,7 +24,7 @@ impl Default for ScopeConfig {
     fn default() -> Self {
         Self {
             extra_roots: Vec::new(),
-            excluded: DEFAULT_EXCLUDED.iter().map(|s| s.to_string()).collect(),
+            excluded: DEFAULT_EXCLUDED.iter().map(ToString::to_string).collect(),
             hard_links: HardLinks::default(),
         }
     }

@@ -90,26 +90,23 @@ impl Scope {
             .open(real)
             .map_err(|e| io_error(&shown, &e))?;
         let link = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
-        match std::fs::read_link(&link) {
-            Ok(opened) => {
-                self.check_real(&shown, &opened)?;
-                // Listing through the descriptor's magic link lists the very
-                // directory that was opened and checked.
-                std::fs::read_dir(&link).map_err(|e| io_error(&shown, &e))
+        if let Ok(opened) = std::fs::read_link(&link) {
+            self.check_real(&shown, &opened)?;
+            // Listing through the descriptor's magic link lists the very
+            // directory that was opened and checked.
+            std::fs::read_dir(&link).map_err(|e| io_error(&shown, &e))
+        } else {
+            let meta = dir.metadata().map_err(|e| io_error(&shown, &e))?;
+            self.check_real(&shown, real)?;
+            let rd = std::fs::read_dir(real).map_err(|e| io_error(&shown, &e))?;
+            let now = std::fs::symlink_metadata(real).map_err(|e| io_error(&shown, &e))?;
+            if now.dev() != meta.dev() || now.ino() != meta.ino() {
+                return Err(ScopeError::Io {
+                    path: shown,
+                    message: "the directory changed while it was being opened".into(),
+                });
             }
-            Err(_) => {
-                let meta = dir.metadata().map_err(|e| io_error(&shown, &e))?;
-                self.check_real(&shown, real)?;
-                let rd = std::fs::read_dir(real).map_err(|e| io_error(&shown, &e))?;
-                let now = std::fs::symlink_metadata(real).map_err(|e| io_error(&shown, &e))?;
-                if now.dev() != meta.dev() || now.ino() != meta.ino() {
-                    return Err(ScopeError::Io {
-                        path: shown,
-                        message: "the directory changed while it was being opened".into(),
-                    });
-                }
-                Ok(rd)
-            }
+            Ok(rd)
         }
     }
 
@@ -175,7 +172,7 @@ mod tests {
     fn scope(dir: &Path) -> Scope {
         let ex: Vec<String> = crate::scope::DEFAULT_EXCLUDED
             .iter()
-            .map(|s| s.to_string())
+            .map(ToString::to_string)
             .collect();
         Scope::new(dir, &[], &ex).unwrap()
     }

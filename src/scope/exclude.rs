@@ -72,7 +72,7 @@ mod tests {
     fn ex() -> Exclusions {
         let p: Vec<String> = crate::scope::DEFAULT_EXCLUDED
             .iter()
-            .map(|s| s.to_string())
+            .map(ToString::to_string)
             .collect();
         Exclusions::new(&p).unwrap()
     }

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -120,7 +120,7 @@ impl Scope {
             .secret_inodes
             .cached
             .lock()
-            .unwrap_or_else(|p| p.into_inner());
+            .unwrap_or_else(PoisonError::into_inner);
         if let Some((at, inodes)) = cached.as_ref()
             && at.elapsed() < FRESH_FOR
         {
@@ -140,23 +140,17 @@ impl Scope {
         };
         let mut visited = 0usize;
         for root in &self.roots {
-            self.walk(root, &mut visited, &mut out, |rel| {
+            Self::walk(root, &mut visited, &mut out, |rel| {
                 self.exclusions.matches(rel).is_some()
             });
         }
         for path in self.deny_read.clone() {
-            self.walk(&path, &mut visited, &mut out, |_| true);
+            Self::walk(&path, &mut visited, &mut out, |_| true);
         }
         out
     }
 
-    fn walk(
-        &self,
-        top: &Path,
-        visited: &mut usize,
-        out: &mut Inodes,
-        secret: impl Fn(&Path) -> bool,
-    ) {
+    fn walk(top: &Path, visited: &mut usize, out: &mut Inodes, secret: impl Fn(&Path) -> bool) {
         let walker = ignore::WalkBuilder::new(top)
             .standard_filters(false)
             .follow_links(false)
@@ -180,6 +174,7 @@ impl Scope {
 
     /// Paths whose files are never read under another name (the sandbox's
     /// `deny_read`, `~/` expanded against `home`).
+    #[must_use]
     pub fn with_deny_read(mut self, paths: &[String], home: Option<&Path>) -> Self {
         self.deny_read = paths
             .iter()
@@ -194,6 +189,7 @@ impl Scope {
     }
 
     /// How multiply-linked files are read.
+    #[must_use]
     pub fn with_hard_links(mut self, hard_links: HardLinks) -> Self {
         self.hard_links = hard_links;
         self

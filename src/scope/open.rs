@@ -66,8 +66,72 @@ impl Scope {
     /// Resolve, check and open a regular file for reading. Returns the open
     /// file, its canonical path and its metadata (from `fstat`).
     pub fn open_file(&self, path: &str) -> Result<(File, PathBuf, Metadata), ScopeError> {
-        let real = self.resolve(path)?;
+        let lexical = self.absolute(path)?;
+        self.check_excluded(path, &lexical)?;
+        if let Some(opened) = self.open_unlinked(path, &lexical) {
+            return opened;
+        }
+        let real = std::fs::canonicalize(&lexical).map_err(|e| io_error(path, &e))?;
+        self.check_real(path, &real)?;
         self.open_checked(path, &real, false)
+    }
+
+    /// The common case of [`Scope::open_file`] without resolving the path
+    /// first: a path with no symbolic link anywhere on it is its own
+    /// canonical form, so the lexical path is checked and then opened with
+    /// `openat2(RESOLVE_NO_SYMLINKS)`, which fails rather than follow a
+    /// link. The opened object is then checked like any other (its kind,
+    /// its path through `/proc/self/fd`, its links). `None`: take the
+    /// general way (a link on the path, no `openat2`, the path refused or
+    /// not a regular file — the general way says why, in its words).
+    fn open_unlinked(
+        &self,
+        shown: &str,
+        lexical: &Path,
+    ) -> Option<Result<(File, PathBuf, Metadata), ScopeError>> {
+        self.check_real(shown, lexical).ok()?;
+        // Refuse special files before opening them (as `open_checked`).
+        let pre = std::fs::symlink_metadata(lexical).ok()?;
+        if FileKind::of(&pre) != FileKind::File {
+            return None;
+        }
+        let flags = rustix::fs::OFlags::RDONLY
+            | rustix::fs::OFlags::NONBLOCK
+            | rustix::fs::OFlags::NOCTTY
+            | rustix::fs::OFlags::CLOEXEC;
+        let fd = rustix::fs::openat2(
+            rustix::fs::CWD,
+            lexical,
+            flags,
+            rustix::fs::Mode::empty(),
+            rustix::fs::ResolveFlags::NO_SYMLINKS,
+        )
+        .ok()?;
+        Some(self.verify_opened(shown, lexical, File::from(fd)))
+    }
+
+    /// The checks of an opened file: a regular file, at a path inside the
+    /// scope (the object opened, not the name it was opened by), and not
+    /// another name of a secret.
+    fn verify_opened(
+        &self,
+        shown: &str,
+        real: &Path,
+        file: File,
+    ) -> Result<(File, PathBuf, Metadata), ScopeError> {
+        let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
+        let kind = FileKind::of(&meta);
+        if kind != FileKind::File {
+            return Err(ScopeError::NotRegularFile {
+                path: shown.to_string(),
+                kind: kind.as_str().into(),
+            });
+        }
+        // Check the object actually opened, not the name we opened it by.
+        let opened = opened_path(&file, real, &meta).map_err(|e| io_error(shown, &e))?;
+        self.check_real(shown, &opened)?;
+        self.check_links(shown, &opened, &meta)?;
+        Ok((file, opened, meta))
     }
 
     /// Open a path found by a walk (already canonical and checked) without
@@ -122,19 +186,7 @@ impl Scope {
             .custom_flags(flags)
             .open(real)
             .map_err(|e| io_error(shown, &e))?;
-        let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
-        let kind = FileKind::of(&meta);
-        if kind != FileKind::File {
-            return Err(ScopeError::NotRegularFile {
-                path: shown.to_string(),
-                kind: kind.as_str().into(),
-            });
-        }
-        // Check the object actually opened, not the name we opened it by.
-        let opened = opened_path(&file, real, &meta).map_err(|e| io_error(shown, &e))?;
-        self.check_real(shown, &opened)?;
-        self.check_links(shown, &opened, &meta)?;
-        Ok((file, opened, meta))
+        self.verify_opened(shown, real, file)
     }
 }
 
@@ -143,17 +195,15 @@ impl Scope {
 /// inode.
 fn opened_path(file: &File, expected: &Path, meta: &Metadata) -> std::io::Result<PathBuf> {
     let link = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
-    match std::fs::read_link(&link) {
-        Ok(p) => Ok(p),
-        Err(_) => {
-            let now = std::fs::metadata(expected)?;
-            if now.dev() == meta.dev() && now.ino() == meta.ino() {
-                Ok(expected.to_path_buf())
-            } else {
-                Err(std::io::Error::other(
-                    "the file changed while it was being opened",
-                ))
-            }
-        }
+    if let Ok(p) = std::fs::read_link(&link) {
+        return Ok(p);
+    }
+    let now = std::fs::metadata(expected)?;
+    if now.dev() == meta.dev() && now.ino() == meta.ino() {
+        Ok(expected.to_path_buf())
+    } else {
+        Err(std::io::Error::other(
+            "the file changed while it was being opened",
+        ))
     }
 }

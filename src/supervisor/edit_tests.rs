@@ -89,7 +89,7 @@ impl Confirmer for EditTo {
 }
 
 struct Fixture {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     sup: Arc<Supervisor>,
     ran: Arc<Mutex<Vec<String>>>,
     audit_path: std::path::PathBuf,
@@ -126,7 +126,7 @@ fn fixture(edit_to: &'static str, rules: Vec<Rule>) -> Fixture {
     });
     let agent = sup.agent_connected(Some("test-agent"), None);
     Fixture {
-        _dir: dir,
+        dir,
         sup,
         ran,
         audit_path,
@@ -242,5 +242,5 @@ async fn only_commands_can_be_edited() {
     let d = decided(&f.audit_path);
     assert_eq!(d["approved"], false);
     assert_eq!(d["by"], "invalid_arguments");
-    assert!(!f._dir.path().join("ws/a.txt").exists());
+    assert!(!f.dir.path().join("ws/a.txt").exists());
 }

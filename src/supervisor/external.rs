@@ -171,25 +171,22 @@ impl Supervisor {
             }
         }
         self.record_decision(&info, &decision)?;
-        match decision.refusal_outcome() {
-            Some(refused) => {
-                let out = ToolOutput::error(super::words::refusal_message(&decision));
-                self.record_not_run(&info, refused, &out, arrived);
-            }
-            None => {
-                self.events.emit(Event::CallStarted { id });
-                let open = OpenCall {
-                    agent: agent.id,
-                    key,
-                    session_id,
-                    native_tool,
-                    input_sha256,
-                    arrived,
-                    approved_at: Instant::now(),
-                    proposal: info.proposal.take(),
-                };
-                self.open_calls().by_id.insert(id, open);
-            }
+        if let Some(refused) = decision.refusal_outcome() {
+            let out = ToolOutput::error(super::words::refusal_message(&decision));
+            self.record_not_run(&info, refused, &out, arrived);
+        } else {
+            self.events.emit(Event::CallStarted { id });
+            let open = OpenCall {
+                agent: agent.id,
+                key,
+                session_id,
+                native_tool,
+                input_sha256,
+                arrived,
+                approved_at: Instant::now(),
+                proposal: info.proposal.take(),
+            };
+            self.open_calls().by_id.insert(id, open);
         }
         Ok((id, decision))
     }

@@ -56,22 +56,19 @@ impl Supervisor {
             (c, Some(guard))
         };
         let verdict = self.verdict(&p.info, &p.invocation.subject());
-        let (decision, p, edit) = match immediate(&verdict) {
-            // Decided at once: the request and the decision go to the trail
-            // together.
-            Some(decision) => {
-                self.record_requested_and_decided(&p.info, &decision)?;
-                (decision, p, None)
-            }
-            None => {
-                self.record_requested(&p.info)?;
-                let decision = self
-                    .decide_verdict(&p.info, verdict, &cancel, on_wait)
-                    .await;
-                let (decision, p, edit) = self.apply_edit(decision, p).await;
-                self.record_decision(&p.info, &decision)?;
-                (decision, p, edit)
-            }
+        // Decided at once: the request and the decision go to the trail
+        // together.
+        let (decision, p, edit) = if let Some(decision) = immediate(&verdict) {
+            self.record_requested_and_decided(&p.info, &decision)?;
+            (decision, p, None)
+        } else {
+            self.record_requested(&p.info)?;
+            let decision = self
+                .decide_verdict(&p.info, verdict, &cancel, on_wait)
+                .await;
+            let (decision, p, edit) = self.apply_edit(decision, p).await;
+            self.record_decision(&p.info, &decision)?;
+            (decision, p, edit)
         };
         let info = p.info;
         if let Some(refused) = decision.refusal_outcome() {

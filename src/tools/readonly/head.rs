@@ -59,7 +59,7 @@ fn head(f: &Opened, lines: u64, ctx: &RunContext) -> ToolOutput {
         .take((text::BINARY_SNIFF as u64).min(max))
         .read_to_end(&mut first)
     {
-        return f.read_error(e);
+        return f.read_error(&e);
     }
     if let Err(out) = f.refuse_binary(&first) {
         return out;
@@ -78,7 +78,7 @@ fn head(f: &Opened, lines: u64, ctx: &RunContext) -> ToolOutput {
         match reader.read_until(b'\n', &mut line) {
             Ok(0) => break,
             Ok(n) => read_total += n as u64,
-            Err(e) => return f.read_error(e),
+            Err(e) => return f.read_error(&e),
         }
         shown += 1;
         if !buf.push(&String::from_utf8_lossy(&line)) {

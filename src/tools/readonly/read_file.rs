@@ -43,7 +43,7 @@ impl ReadFile {
                 input_schema: object_schema(
                     json!({
                         "path": text::path_prop("File to read, relative to the workspace (or absolute inside it)."),
-                        "offset": text::int_prop("1-based line number to start at.", 1, 1, u32::MAX as u64),
+                        "offset": text::int_prop("1-based line number to start at.", 1, 1, u64::from(u32::MAX)),
                         "limit": {
                             "type": "integer",
                             "description": "Number of lines to show (default: up to 2000).",
@@ -88,7 +88,7 @@ impl Tool for ReadFile {
     ) -> Result<Box<dyn Invocation>, ToolError> {
         let name = self.spec.name;
         let a: Args = args::parse(name, a)?;
-        let offset = args::check_range(name, "offset", a.offset, 1, u32::MAX as u64)?;
+        let offset = args::check_range(name, "offset", a.offset, 1, u64::from(u32::MAX))?;
         let limit = match a.limit {
             Some(l) => Some(args::check_range(name, "limit", l, 1, MAX_LIMIT)?),
             None => None,
@@ -130,7 +130,7 @@ fn read(f: &Opened, asked: Window, ctx: &RunContext) -> ToolOutput {
         Ok(r) => r,
         Err(out) => return out,
     };
-    let content = String::from_utf8_lossy(&read.bytes);
+    let content = text::lossy(&read.bytes);
     let total = text::lines(&content).count() as u64;
     let at_least = if read.cut { "at least " } else { "" };
     if total == 0 {
@@ -146,14 +146,15 @@ fn read(f: &Opened, asked: Window, ctx: &RunContext) -> ToolOutput {
     let mut buf = text::out_buf(ctx);
     // Each line gains at most its number (6 columns or more), a tab and a
     // newline.
-    buf.reserve(content.len() + 8 * window.min(total) as usize);
+    let shown_lines = usize::try_from(window.min(total)).unwrap_or(usize::MAX);
+    buf.reserve(content.len().saturating_add(shown_lines.saturating_mul(8)));
     let mut last_full = asked.offset - 1;
     let mut stopped = false;
     let mut num = LineNumber::default();
     for (i, line) in text::lines(&content)
         .enumerate()
-        .skip((asked.offset - 1) as usize)
-        .take(window as usize)
+        .skip(usize::try_from(asked.offset - 1).unwrap_or(usize::MAX))
+        .take(usize::try_from(window).unwrap_or(usize::MAX))
     {
         let n = i as u64 + 1;
         if n.is_multiple_of(512) && ctx.should_stop() {
@@ -234,6 +235,8 @@ impl LineNumber {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
     use crate::tools::readonly::testutil::{prepare_err, run, run_with};
 
@@ -256,7 +259,10 @@ mod tests {
     }
 
     fn numbered(n: usize) -> String {
-        (1..=n).map(|i| format!("line {i}\n")).collect()
+        (1..=n).fold(String::new(), |mut s, i| {
+            let _ = writeln!(s, "line {i}");
+            s
+        })
     }
 
     #[test]

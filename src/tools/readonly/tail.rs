@@ -65,7 +65,7 @@ fn tail(f: &Opened, lines: u64, ctx: &RunContext) -> ToolOutput {
     )]
     let mut sniff = vec![0u8; sniff_len as usize];
     if let Err(e) = f.file.read_exact_at(&mut sniff, 0) {
-        return f.read_error(e);
+        return f.read_error(&e);
     }
     if let Err(out) = f.refuse_binary(&sniff) {
         return out;
@@ -97,7 +97,7 @@ fn tail(f: &Opened, lines: u64, ctx: &RunContext) -> ToolOutput {
         #[expect(clippy::cast_possible_truncation, reason = "at most CHUNK bytes")]
         let mut chunk = vec![0u8; step as usize];
         if let Err(e) = f.file.read_exact_at(&mut chunk, pos - step) {
-            return f.read_error(e);
+            return f.read_error(&e);
         }
         pos -= step;
         read += step;

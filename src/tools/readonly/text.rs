@@ -57,14 +57,14 @@ impl Opened {
     }
 
     /// The error result for a failed read of this file.
-    pub fn read_error(&self, e: io::Error) -> ToolOutput {
+    pub fn read_error(&self, e: &io::Error) -> ToolOutput {
         ToolOutput::error(format!("{}: cannot read: {e}", self.shown))
     }
 
     /// Read at most `max` bytes from the current position; a failed read
     /// is the error result.
     pub fn read_up_to(&self, max: u64) -> Result<Bounded, ToolOutput> {
-        read_bounded(&self.file, self.size(), max).map_err(|e| self.read_error(e))
+        read_bounded(&self.file, self.size(), max).map_err(|e| self.read_error(&e))
     }
 
     /// Refuse the file when `start` (its first bytes) shows it is binary.
@@ -211,6 +211,16 @@ pub(crate) fn clip_line(line: &str, max: usize) -> std::borrow::Cow<'_, str> {
         line.len() - cut
     )
     .into()
+}
+
+/// `bytes` as text, invalid UTF-8 replaced by U+FFFD: what
+/// `String::from_utf8_lossy` gives, with the fast validation first (the
+/// common case, valid UTF-8, is then not walked chunk by chunk).
+pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// The lines of `text` without their `\n` terminators (a final newline
