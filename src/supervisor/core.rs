@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::confirm::Confirmer;
-use super::external::OpenCalls;
+use super::open_calls::OpenCalls;
 use crate::audit::{AuditEvent, AuditLog, excerpt};
 use crate::call::{AgentInfo, CallId, CancelCause, Event, EventBus};
 use crate::policy::Policy;
