@@ -143,9 +143,9 @@ impl Supervisor {
         Ok(saved)
     }
 
-    /// The confirmer's name.
-    pub fn confirmer_name(&self) -> &'static str {
-        self.confirmer.name()
+    /// Who answers this supervisor's "ask" verdicts.
+    pub fn confirmer_kind(&self) -> crate::call::ConfirmerKind {
+        self.confirmer.kind()
     }
 
     /// Cancelled when the supervisor shuts down.
