@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
+use airlock::call::SessionMode;
 use airlock::policy::Mode;
 use airlock::sandbox::{SandboxMode, SandboxOverrides, SandboxState};
 use airlock::session::{self, SessionOptions};
@@ -299,7 +300,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Config(sub)) => {
             let (workspace, global) = Resolved::new(data_dir, sub.or(&top));
-            let opts = session_options(workspace, &global, "config")?;
+            let opts = session_options(workspace, &global, SessionMode::Config)?;
             let workspace = session::canonical_workspace(&opts.workspace)?;
             let loaded = airlock::config::load(&workspace, opts.config_file.as_deref())?;
             print!("{}", airlock::config::describe(&loaded));
@@ -399,7 +400,11 @@ fn serve(
     } else {
         Arc::new(HeadlessConfirmer)
     };
-    let mode = if stdio { "serve-stdio" } else { "serve-http" };
+    let mode = if stdio {
+        SessionMode::ServeStdio
+    } else {
+        SessionMode::ServeHttp
+    };
     let opts = session_options(workspace, global, mode)?;
     let _log = init_logging(&opts)?;
     let session = start(&opts, global, confirmer)?;
@@ -482,7 +487,7 @@ fn init(
 
 /// `airlock demo`: the TUI on a throw-away workspace.
 fn demo(runtime: &tokio::runtime::Runtime, global: &Resolved) -> anyhow::Result<ExitCode> {
-    let mut opts = session_options(None, global, "demo")?;
+    let mut opts = session_options(None, global, SessionMode::Demo)?;
     let _log = init_logging(&opts)?;
     let demo = airlock::demo::prepare().context("cannot set up the demo workspace")?;
     opts.workspace = demo.workspace().to_path_buf();
@@ -504,7 +509,7 @@ fn supervisor(
     workspace: Option<PathBuf>,
     global: &Resolved,
 ) -> anyhow::Result<ExitCode> {
-    let opts = session_options(workspace, global, "supervisor")?;
+    let opts = session_options(workspace, global, SessionMode::Supervisor)?;
     let _log = init_logging(&opts)?;
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
         let (confirmer, requests) = airlock::tui::channel();
@@ -633,7 +638,7 @@ fn agent_timeouts(session: &session::Session) -> Vec<(String, u64)> {
 fn session_options(
     workspace: Option<PathBuf>,
     global: &Resolved,
-    mode: &str,
+    mode: SessionMode,
 ) -> anyhow::Result<SessionOptions> {
     let workspace = match workspace {
         Some(w) => w,
@@ -643,7 +648,7 @@ fn session_options(
         workspace,
         data_dir: global.data_dir.clone(),
         config_file: global.config.clone(),
-        mode: mode.to_string(),
+        mode,
         policy_mode: global.mode,
         user_config: true,
     })

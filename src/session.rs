@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::audit::{AuditEvent, AuditLog};
-use crate::call::EventBus;
+use crate::call::{EventBus, SessionMode};
 use crate::config::{self, LoadedConfig};
 use crate::policy::{Mode, Policy};
 use crate::sandbox::{Sandbox, SandboxOverrides, SandboxState, SandboxStatus};
@@ -23,7 +23,7 @@ pub struct SessionOptions {
     /// `--config FILE`, if given.
     pub config_file: Option<PathBuf>,
     /// `supervisor`, `serve-stdio` …, for the audit trail.
-    pub mode: String,
+    pub mode: SessionMode,
     /// `--mode`, overriding the configured policy mode.
     pub policy_mode: Option<Mode>,
     /// Read the user's own config file (`false`: only the built-in
@@ -127,8 +127,8 @@ pub fn start_with(
         workspace: workspace.display().to_string(),
         version: crate::VERSION.to_string(),
         pid: std::process::id(),
-        mode: opts.mode.clone(),
-        confirmer: confirmer.name().to_string(),
+        mode: opts.mode,
+        confirmer: confirmer.kind(),
         config_digest: loaded.digest(),
         config_files: loaded
             .sources
@@ -142,7 +142,7 @@ pub fn start_with(
             .collect(),
         excluded: scope.exclusions().patterns().to_vec(),
         tools: tools.names().map(String::from).collect(),
-        policy_mode: opts.policy_mode.unwrap_or(cfg.mode).as_str().to_string(),
+        policy_mode: Some(opts.policy_mode.unwrap_or(cfg.mode)),
         rules: loaded
             .rules
             .iter()

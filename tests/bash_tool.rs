@@ -39,7 +39,7 @@ fn fixture(config: &str) -> Fixture {
             workspace: ws.clone(),
             data_dir: Some(dir.path().join("data")),
             config_file: Some(cfg),
-            mode: "test".into(),
+            mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,
             user_config: false,
         },

@@ -405,21 +405,7 @@ fn paths_inside(rel: &str, text: &str, top: &str) -> Vec<(String, usize)> {
 /// Imports between submodules that close a cycle and are not fixed yet,
 /// each with what fixes it. Each must still exist (a test checks), so the
 /// entry goes once the cycle is broken.
-const KNOWN_SUBMODULE_EDGES: &[(&str, &str, &str)] = &[
-    (
-        "supervisor::core",
-        "supervisor::external",
-        "core.rs holds `Mutex<OpenCalls>`, a type of external.rs, whose impl \
-         needs `Supervisor` (core.rs): moving `OpenCall`/`OpenCalls` into \
-         their own file (fields `pub(super)`) breaks it (P's files)",
-    ),
-    (
-        "tui::ui",
-        "tui::app",
-        "only the test module `http_tests` of tui/ui/status.rs builds an \
-         `App`; it belongs beside the app (N's files)",
-    ),
-];
+const KNOWN_SUBMODULE_EDGES: &[(&str, &str, &str)] = &[];
 
 /// Import cycles between the submodules of one top-level module
 /// (`hooks::change` → `hooks::native` → `hooks::change`), a name the

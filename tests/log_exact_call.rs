@@ -42,8 +42,8 @@ impl Confirmer for ApproveAll {
         }
     }
 
-    fn name(&self) -> &'static str {
-        "approve-all"
+    fn kind(&self) -> airlock::call::ConfirmerKind {
+        airlock::call::ConfirmerKind::ApproveAll
     }
 }
 
@@ -65,7 +65,7 @@ async fn commands_round_trip_through_the_trail_and_every_reader() {
             workspace: ws.clone(),
             data_dir: Some(data.clone()),
             config_file: None,
-            mode: "test".into(),
+            mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,
             user_config: false,
         },

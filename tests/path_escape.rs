@@ -107,7 +107,7 @@ fn env() -> Env {
             workspace: ws.clone(),
             data_dir: Some(dir.path().join("data")),
             config_file: None,
-            mode: "test".into(),
+            mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,
             user_config: false,
         },

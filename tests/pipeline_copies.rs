@@ -191,8 +191,8 @@ impl Confirmer for ApproveTheDiff {
             _ => Decision::deny(RefusedBy::User, Some("the prompt lacked the diff".into())),
         }
     }
-    fn name(&self) -> &'static str {
-        "approve-the-diff"
+    fn kind(&self) -> airlock::call::ConfirmerKind {
+        airlock::call::ConfirmerKind::Scripted
     }
 }
 

@@ -326,8 +326,8 @@ impl Confirmer for Silent {
     async fn confirm(&self, _r: ConfirmRequest) -> Decision {
         std::future::pending().await
     }
-    fn name(&self) -> &'static str {
-        "silent"
+    fn kind(&self) -> airlock::call::ConfirmerKind {
+        airlock::call::ConfirmerKind::Scripted
     }
 }
 
@@ -343,8 +343,8 @@ impl Confirmer for Always {
             .unwrap();
         Decision::approve(ApprovedBy::User)
     }
-    fn name(&self) -> &'static str {
-        "always"
+    fn kind(&self) -> airlock::call::ConfirmerKind {
+        airlock::call::ConfirmerKind::Scripted
     }
 }
 
@@ -354,7 +354,7 @@ fn start(ws: &Path, data: &Path, confirmer: Arc<dyn Confirmer>) -> session::Sess
             workspace: ws.to_path_buf(),
             data_dir: Some(data.to_path_buf()),
             config_file: None,
-            mode: "test".into(),
+            mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,
             user_config: false,
         },

@@ -71,7 +71,7 @@ fn env(hard_links: &str) -> Env {
             workspace: ws.clone(),
             data_dir: Some(dir.path().join("data")),
             config_file: Some(config),
-            mode: "test".into(),
+            mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,
             user_config: false,
         },

@@ -67,7 +67,7 @@ async fn link_targets_are_shown_only_inside_the_scope() {
             workspace: ws.clone(),
             data_dir: Some(dir.path().join("data")),
             config_file: None,
-            mode: "test".into(),
+            mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,
             user_config: false,
         },

@@ -23,8 +23,8 @@ impl Confirmer for Newcomer {
             Decision::approve(ApprovedBy::User)
         }
     }
-    fn name(&self) -> &'static str {
-        "newcomer"
+    fn kind(&self) -> airlock::call::ConfirmerKind {
+        airlock::call::ConfirmerKind::Scripted
     }
 }
 
@@ -55,7 +55,7 @@ async fn the_scripted_agent_makes_a_realistic_run() {
         workspace: ws.clone(),
         data_dir: Some(dir.path().join("data")),
         config_file: None,
-        mode: "demo".into(),
+        mode: airlock::call::SessionMode::Demo,
         policy_mode: None,
         user_config: false,
     };

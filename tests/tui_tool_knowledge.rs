@@ -34,8 +34,8 @@ impl Confirmer for Keep {
         Decision::approve(ApprovedBy::User)
     }
 
-    fn name(&self) -> &'static str {
-        "keep"
+    fn kind(&self) -> airlock::call::ConfirmerKind {
+        airlock::call::ConfirmerKind::Scripted
     }
 }
 
@@ -91,7 +91,7 @@ async fn airlocks_own_tools_say_what_a_grant_covers_and_where_the_shell_is() {
             workspace: ws.clone(),
             data_dir: Some(ws.join(".data")),
             config_file: None,
-            mode: "test".into(),
+            mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,
             user_config: false,
         },

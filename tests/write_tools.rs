@@ -32,8 +32,8 @@ impl Confirmer for Approver {
         }
         Decision::approve(ApprovedBy::User)
     }
-    fn name(&self) -> &'static str {
-        "test"
+    fn kind(&self) -> airlock::call::ConfirmerKind {
+        airlock::call::ConfirmerKind::Scripted
     }
 }
 

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::call::{AgentInfo, CallId, CallInfo, Decision, Outcome, WriteAction};
+use crate::call::{
+    AgentInfo, CallId, CallInfo, ConfirmerKind, Decision, Outcome, SessionMode, WriteAction,
+};
 
 /// The trail format version, in every line's `v`.
 pub const FORMAT_VERSION: u32 = 1;
@@ -23,9 +25,9 @@ pub enum AuditEvent {
         /// Process id of the supervisor.
         pid: u32,
         /// How the session runs: `supervisor`, `serve-stdio` …
-        mode: String,
+        mode: SessionMode,
         /// Who answers "ask" verdicts: `headless`, `approve-all`, `tui`.
-        confirmer: String,
+        confirmer: ConfirmerKind,
         /// sha256 of the effective configuration.
         config_digest: String,
         /// Config files that were read.
@@ -36,9 +38,9 @@ pub enum AuditEvent {
         excluded: Vec<String>,
         /// Enabled tools.
         tools: Vec<String>,
-        /// The policy mode.
+        /// The policy mode (absent in older trails).
         #[serde(default)]
-        policy_mode: String,
+        policy_mode: Option<crate::policy::Mode>,
         /// The configured rules: `allow bash(cargo test *) (from FILE)`.
         #[serde(default)]
         rules: Vec<String>,
@@ -289,5 +291,51 @@ mod tests {
             seen.insert(e.kind());
         }
         assert_eq!(seen.len(), lines.len(), "one line per event type");
+    }
+
+    /// A `session_start` line as older airlocks wrote it (words, and no
+    /// `policy_mode` before it was recorded) reads into the typed fields
+    /// and is written back with the same words.
+    #[test]
+    fn an_old_session_start_line_reads_and_keeps_its_words() {
+        let old = r#"{"type":"session_start","session":"s","workspace":"/w","version":"0.1.0","pid":7,"mode":"serve-stdio","confirmer":"approve-all","config_digest":"d","config_files":[],"roots":["/w"],"excluded":[],"tools":["read_file"],"policy_mode":"read-only","rules":[]}"#;
+        let e: AuditEvent = serde_json::from_str(old).unwrap();
+        let AuditEvent::SessionStart {
+            mode,
+            confirmer,
+            policy_mode,
+            ..
+        } = &e
+        else {
+            panic!("not a session start: {e:?}");
+        };
+        assert_eq!(*mode, SessionMode::ServeStdio);
+        assert_eq!(*confirmer, ConfirmerKind::ApproveAll);
+        assert_eq!(*policy_mode, Some(crate::policy::Mode::ReadOnly));
+        let written = serde_json::to_value(&e).unwrap();
+        let before: Value = serde_json::from_str(old).unwrap();
+        assert_eq!(written, before, "written back word for word");
+
+        let older = r#"{"type":"session_start","session":"s","workspace":"/w","version":"0.0.9","pid":7,"mode":"supervisor","confirmer":"tui","config_digest":"d","config_files":[],"roots":[],"excluded":[],"tools":[]}"#;
+        let Ok(AuditEvent::SessionStart {
+            mode,
+            confirmer,
+            policy_mode,
+            ..
+        }) = serde_json::from_str::<AuditEvent>(older)
+        else {
+            panic!("{older} does not read");
+        };
+        assert_eq!(
+            (mode, confirmer, policy_mode),
+            (SessionMode::Supervisor, ConfirmerKind::Tui, None)
+        );
+    }
+
+    /// A word airlock never wrote is refused, not read as another.
+    #[test]
+    fn an_unknown_session_word_is_refused() {
+        let line = r#"{"type":"session_start","session":"s","workspace":"/w","version":"1","pid":1,"mode":"supervisr","confirmer":"tui","config_digest":"d","config_files":[],"roots":[],"excluded":[],"tools":[]}"#;
+        assert!(serde_json::from_str::<AuditEvent>(line).is_err());
     }
 }

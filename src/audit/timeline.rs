@@ -11,7 +11,10 @@ use serde::Serialize;
 use super::reader::{LineProblem, LineSource, RecordBody, TrailRecord, parse_record};
 use super::record::{AuditEvent, ChangeRecord};
 pub use crate::call::CallState;
-use crate::call::{AgentInfo, ApprovedBy, CallId, CallInfo, Decision, Outcome, RefusedBy};
+use crate::call::{
+    AgentInfo, ApprovedBy, CallId, CallInfo, ConfirmerKind, Decision, Outcome, RefusedBy,
+    SessionMode,
+};
 
 /// Where a record sits in the trail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,11 +49,11 @@ pub struct SessionInfo {
     /// The supervisor's pid.
     pub pid: u32,
     /// `supervisor`, `serve-stdio` …
-    pub mode: String,
+    pub mode: SessionMode,
     /// `tui`, `headless`, `approve-all` …
-    pub confirmer: String,
-    /// The policy mode.
-    pub policy_mode: String,
+    pub confirmer: ConfirmerKind,
+    /// The policy mode (absent in older trails).
+    pub policy_mode: Option<crate::policy::Mode>,
     /// The configured rules.
     pub rules: Vec<String>,
     /// Enabled tools.
@@ -475,9 +478,9 @@ impl Timeline {
                     workspace: workspace.clone(),
                     version: version.clone(),
                     pid: *pid,
-                    mode: mode.clone(),
-                    confirmer: confirmer.clone(),
-                    policy_mode: policy_mode.clone(),
+                    mode: *mode,
+                    confirmer: *confirmer,
+                    policy_mode: *policy_mode,
                     rules: rules.clone(),
                     tools: tools.clone(),
                     started: at.ts,

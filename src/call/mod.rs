@@ -13,6 +13,7 @@ mod grant;
 mod info;
 mod outcome;
 mod proposal;
+mod session;
 mod state;
 mod verdict;
 
@@ -23,5 +24,6 @@ pub use grant::GrantShape;
 pub use info::{CallId, CallInfo, CallView, EditField, Runner, Subject, ToolKind};
 pub use outcome::Outcome;
 pub use proposal::{Proposal, WriteAction};
+pub use session::{ConfirmerKind, SessionMode};
 pub use state::CallState;
 pub use verdict::{PolicyVerdict, Verdict, VerdictSource};

@@ -308,7 +308,10 @@ pub fn event_line(e: &SessionEvent, style: Style) -> String {
             policy_mode,
             ..
         }) => format!(
-            "session {session} started on {workspace} (airlock {version}, {mode}, confirmer {confirmer}, mode {policy_mode})"
+            "session {session} started on {workspace} (airlock {version}, {}, confirmer {}, mode {})",
+            mode.describe(),
+            confirmer.describe(),
+            policy_mode.map_or("", crate::policy::Mode::as_str)
         ),
         Some(AuditEvent::SessionEnd { reason }) => format!("session ended: {reason}"),
         Some(AuditEvent::AgentConnected { agent }) => {

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{ApprovedBy, CallInfo, Decision, PolicyVerdict, RefusedBy};
+use crate::call::{ApprovedBy, CallInfo, ConfirmerKind, Decision, PolicyVerdict, RefusedBy};
 
 /// Everything a front end needs to ask about one call.
 #[derive(Debug, Clone)]
@@ -28,7 +28,7 @@ pub trait Confirmer: Send + Sync + 'static {
     async fn confirm(&self, request: ConfirmRequest) -> Decision;
 
     /// What this confirmer is, for the audit trail (`headless`, `tui` …).
-    fn name(&self) -> &'static str;
+    fn kind(&self) -> ConfirmerKind;
 }
 
 /// The confirmer used when no human is attached: denies everything it is
@@ -47,8 +47,8 @@ impl Confirmer for HeadlessConfirmer {
         Decision::deny(RefusedBy::Headless, Some(HEADLESS_MESSAGE.to_string()))
     }
 
-    fn name(&self) -> &'static str {
-        "headless"
+    fn kind(&self) -> ConfirmerKind {
+        ConfirmerKind::Headless
     }
 }
 
@@ -62,7 +62,7 @@ impl Confirmer for ApproveAllConfirmer {
         Decision::approve(ApprovedBy::ApproveAll)
     }
 
-    fn name(&self) -> &'static str {
-        "approve-all"
+    fn kind(&self) -> ConfirmerKind {
+        ConfirmerKind::ApproveAll
     }
 }

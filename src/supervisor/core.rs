@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::confirm::Confirmer;
-use super::external::OpenCalls;
+use super::open_calls::OpenCalls;
 use crate::audit::{AuditEvent, AuditLog, excerpt};
 use crate::call::{AgentInfo, CallId, CancelCause, Event, EventBus};
 use crate::policy::Policy;
@@ -143,9 +143,9 @@ impl Supervisor {
         Ok(saved)
     }
 
-    /// The confirmer's name.
-    pub fn confirmer_name(&self) -> &'static str {
-        self.confirmer.name()
+    /// Who answers this supervisor's "ask" verdicts.
+    pub fn confirmer_kind(&self) -> crate::call::ConfirmerKind {
+        self.confirmer.kind()
     }
 
     /// Cancelled when the supervisor shuts down.

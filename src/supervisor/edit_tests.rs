@@ -83,8 +83,8 @@ impl Confirmer for EditTo {
     async fn confirm(&self, _r: ConfirmRequest) -> Decision {
         Decision::approve_edited(self.0.to_string())
     }
-    fn name(&self) -> &'static str {
-        "edit-to"
+    fn kind(&self) -> crate::call::ConfirmerKind {
+        crate::call::ConfirmerKind::Scripted
     }
 }
 

@@ -4,7 +4,6 @@
 //! agent reports it — or, when no report comes, the call is closed as
 //! `unreported`.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -15,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::core::{Supervisor, WaitHook};
 use super::error::CallError;
+use super::open_calls::{OpenCall, OpenCalls};
 use super::record::CallResult;
 use super::words::one_line;
 use crate::audit::{bounded_object, excerpt};
@@ -87,31 +87,6 @@ pub enum ExternalError {
     /// refused, already finished or closed as unreported).
     #[error("no open call {0} waits for a result")]
     NotOpen(CallId),
-}
-
-/// An approved call the agent runs, until its result comes.
-#[derive(Debug)]
-pub(super) struct OpenCall {
-    /// The agent connection that asked.
-    pub agent: u64,
-    /// (agent session id, tool-use id), when the agent gave a tool-use id.
-    key: Option<(Option<String>, String)>,
-    /// The agent's session id.
-    session_id: Option<String>,
-    /// The agent's tool name.
-    native_tool: String,
-    /// sha256 of the tool input as sent (for agents without tool-use ids,
-    /// whose result report repeats the input).
-    input_sha256: [u8; 32],
-    arrived: Instant,
-    approved_at: Instant,
-    proposal: Option<Arc<Proposal>>,
-}
-
-/// The open external calls.
-#[derive(Debug, Default)]
-pub(super) struct OpenCalls {
-    by_id: HashMap<CallId, OpenCall>,
 }
 
 impl Supervisor {

@@ -24,8 +24,8 @@ impl Confirmer for Answer {
         *self.1.lock().unwrap() += 1;
         self.0.clone()
     }
-    fn name(&self) -> &'static str {
-        "answer"
+    fn kind(&self) -> crate::call::ConfirmerKind {
+        crate::call::ConfirmerKind::Scripted
     }
 }
 

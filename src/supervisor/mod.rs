@@ -17,6 +17,7 @@ mod error;
 mod external;
 #[cfg(test)]
 mod external_tests;
+mod open_calls;
 mod pipeline;
 mod prepare;
 #[cfg(test)]

@@ -47,8 +47,8 @@ impl Confirmer for Scripted {
             Answer::Never => std::future::pending().await,
         }
     }
-    fn name(&self) -> &'static str {
-        "scripted"
+    fn kind(&self) -> crate::call::ConfirmerKind {
+        crate::call::ConfirmerKind::Scripted
     }
 }
 

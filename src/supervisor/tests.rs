@@ -89,8 +89,8 @@ impl Confirmer for Scripted {
             Script::Never => std::future::pending().await,
         }
     }
-    fn name(&self) -> &'static str {
-        "scripted"
+    fn kind(&self) -> crate::call::ConfirmerKind {
+        crate::call::ConfirmerKind::Scripted
     }
 }
 

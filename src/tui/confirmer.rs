@@ -80,8 +80,8 @@ impl Confirmer for TuiConfirmer {
         }
     }
 
-    fn name(&self) -> &'static str {
-        "tui"
+    fn kind(&self) -> crate::call::ConfirmerKind {
+        crate::call::ConfirmerKind::Tui
     }
 }
 

@@ -93,7 +93,9 @@ fn summary(event: &AuditEvent) -> (String, Tone) {
             policy_mode,
             ..
         } => plain(format!(
-            "session {session} started on {workspace} (confirmer {confirmer}, mode {policy_mode})"
+            "session {session} started on {workspace} (confirmer {}, mode {})",
+            confirmer.describe(),
+            policy_mode.map_or("", crate::policy::Mode::as_str)
         )),
         AuditEvent::SessionEnd { reason } => plain(format!("session ended: {reason}")),
         AuditEvent::AgentConnected { agent } => plain(format!("agent {} connected", agent.name)),

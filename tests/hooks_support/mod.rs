@@ -48,8 +48,8 @@ impl Confirmer for Script {
         }
     }
 
-    fn name(&self) -> &'static str {
-        "script"
+    fn kind(&self) -> airlock::call::ConfirmerKind {
+        airlock::call::ConfirmerKind::Scripted
     }
 }
 
@@ -118,7 +118,7 @@ impl Env {
             workspace: self.ws.clone(),
             data_dir: Some(self.data.clone()),
             config_file: None,
-            mode: "test".into(),
+            mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,
             user_config: false,
         };

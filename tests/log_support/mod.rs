@@ -38,8 +38,8 @@ impl Confirmer for Scripted {
         }
     }
 
-    fn name(&self) -> &'static str {
-        "scripted"
+    fn kind(&self) -> airlock::call::ConfirmerKind {
+        airlock::call::ConfirmerKind::Scripted
     }
 }
 
@@ -103,7 +103,7 @@ pub async fn every_outcome() -> Fixture {
             workspace: ws.clone(),
             data_dir: Some(data.clone()),
             config_file: None,
-            mode: "test".into(),
+            mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,
             user_config: false,
         },

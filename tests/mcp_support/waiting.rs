@@ -43,8 +43,8 @@ impl Confirmer for Scripted {
             None => std::future::pending().await,
         }
     }
-    fn name(&self) -> &'static str {
-        "scripted"
+    fn kind(&self) -> airlock::call::ConfirmerKind {
+        airlock::call::ConfirmerKind::Scripted
     }
 }
 

@@ -65,7 +65,7 @@ pub fn fixture_in(dir: tempfile::TempDir, sandbox: &str, o: SandboxOverrides) ->
             workspace: ws.clone(),
             data_dir: Some(dir.path().join("data")),
             config_file: Some(cfg),
-            mode: "test".into(),
+            mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,
             user_config: false,
         },

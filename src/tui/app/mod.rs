@@ -28,6 +28,8 @@ mod draw;
 mod keys;
 mod live;
 mod review_keys;
+#[cfg(test)]
+mod status_tests;
 mod view;
 
 pub use super::header::Header;
