@@ -2,8 +2,6 @@
 //! reads and shells, `change` for writes) produces it, and the helpers both
 //! share: airlock's own tools whose checks they reuse, one-line summaries.
 
-use std::fmt::Write as _;
-
 use crate::call::{CallView, EditField, GrantShape, Proposal, Subject, ToolKind};
 use crate::tools::ToolError;
 
@@ -89,19 +87,8 @@ pub(super) fn airlock_tools() -> &'static crate::tools::ToolRegistry {
     crate::tools::ToolRegistry::builtin()
 }
 
-/// `s` on one line (control characters escaped), at most 200 bytes.
+/// `s` on one line (control characters escaped, as the pipeline's own
+/// summaries), at most 200 bytes.
 pub(super) fn one_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.trim().chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\x{:02x}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    crate::audit::excerpt(&out, 200)
+    crate::audit::excerpt(&crate::supervisor::one_line(s.trim()), 200)
 }

@@ -41,4 +41,4 @@ pub use core::{Supervisor, SupervisorParts, WaitHook};
 pub use error::CallError;
 pub use external::{EXTERNAL_RESULT_TIMEOUT, ExternalCall, ExternalError, ExternalResult};
 pub use record::CallResult;
-pub use words::refusal_message;
+pub use words::{one_line, refusal_message};

@@ -40,7 +40,7 @@ pub(super) fn cap_output(out: &mut ToolOutput, max: usize) {
 
 /// `s` with control characters escaped (`\n`, `\t`, `\x1b` …), so a
 /// summary is always one line on screen.
-pub(super) fn one_line(s: &str) -> String {
+pub fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
