@@ -80,10 +80,13 @@ impl Scope {
     /// first: a path with no symbolic link anywhere on it is its own
     /// canonical form, so the lexical path is checked and then opened with
     /// `openat2(RESOLVE_NO_SYMLINKS)`, which fails rather than follow a
-    /// link. The opened object is then checked like any other (its kind,
-    /// its path through `/proc/self/fd`, its links). `None`: take the
-    /// general way (a link on the path, no `openat2`, the path refused or
-    /// not a regular file — the general way says why, in its words).
+    /// link. The kernel followed no link on the way, and the lexical path
+    /// has no `..` left, so the object opened is the one at the checked
+    /// path: its kind and its links are checked, its name need not be
+    /// asked of `/proc/self/fd` again (tests/scope_open_race.rs). `None`:
+    /// take the general way (a link on the path, no `openat2`, the path
+    /// refused or not a regular file — the general way says why, in its
+    /// words).
     fn open_unlinked(
         &self,
         shown: &str,
@@ -107,7 +110,15 @@ impl Scope {
             rustix::fs::ResolveFlags::NO_SYMLINKS,
         )
         .ok()?;
-        Some(self.verify_opened(shown, lexical, File::from(fd)))
+        let file = File::from(fd);
+        Some(
+            regular_file(shown, &file)
+                .and_then(|meta| {
+                    self.check_links(shown, lexical, &meta)?;
+                    Ok(meta)
+                })
+                .map(|meta| (file, lexical.to_path_buf(), meta)),
+        )
     }
 
     /// The checks of an opened file: a regular file, at a path inside the
@@ -119,14 +130,7 @@ impl Scope {
         real: &Path,
         file: File,
     ) -> Result<(File, PathBuf, Metadata), ScopeError> {
-        let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
-        let kind = FileKind::of(&meta);
-        if kind != FileKind::File {
-            return Err(ScopeError::NotRegularFile {
-                path: shown.to_string(),
-                kind: kind.as_str().into(),
-            });
-        }
+        let meta = regular_file(shown, &file)?;
         // Check the object actually opened, not the name we opened it by.
         let opened = opened_path(&file, real, &meta).map_err(|e| io_error(shown, &e))?;
         self.check_real(shown, &opened)?;
@@ -188,6 +192,19 @@ impl Scope {
             .map_err(|e| io_error(shown, &e))?;
         self.verify_opened(shown, real, file)
     }
+}
+
+/// The `fstat` of an opened file, which must be a regular file.
+fn regular_file(shown: &str, file: &File) -> Result<Metadata, ScopeError> {
+    let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
+    let kind = FileKind::of(&meta);
+    if kind != FileKind::File {
+        return Err(ScopeError::NotRegularFile {
+            path: shown.to_string(),
+            kind: kind.as_str().into(),
+        });
+    }
+    Ok(meta)
 }
 
 /// The canonical path of an open file, via `/proc/self/fd`; where `/proc` is
