@@ -228,7 +228,26 @@ pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
     let body = text.strip_suffix('\n').unwrap_or(text);
     let empty = text.is_empty();
-    body.split('\n').filter(move |_| !empty)
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', body.as_bytes())
+        .chain(std::iter::once(body.len()))
+        .filter(move |_| !empty)
+        .map(move |end| {
+            // `\n` is one byte and never inside a character: both ends are
+            // character boundaries.
+            let line = body.get(start..end).unwrap_or_default();
+            start = end + 1;
+            line
+        })
+}
+
+/// How many lines [`lines`] gives, counted without splitting.
+pub(crate) fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    memchr::memchr_iter(b'\n', body.as_bytes()).count() + 1
 }
 
 /// A path or name for display on one line: control characters (a newline
@@ -282,6 +301,15 @@ mod tests {
         assert_eq!(lines("a\n").collect::<Vec<_>>(), ["a"]);
         assert_eq!(lines("a\n\nb").collect::<Vec<_>>(), ["a", "", "b"]);
         assert_eq!(lines("\n").collect::<Vec<_>>(), [""]);
+        assert_eq!(lines("é\nü\n\n").collect::<Vec<_>>(), ["é", "ü", ""]);
+        for t in ["", "a", "a\n", "a\n\nb", "\n", "\n\n", "x\ny\n"] {
+            assert_eq!(line_count(t), lines(t).count(), "{t:?}");
+            assert_eq!(
+                lines(t).collect::<Vec<_>>(),
+                t.lines().collect::<Vec<_>>(),
+                "{t:?}"
+            );
+        }
     }
 
     #[test]
