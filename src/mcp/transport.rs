@@ -394,6 +394,9 @@ fn classify(raw: &[u8]) -> Classified {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Classified::Ignore;
     }
+    if let Some(call) = super::plain_call::parse(line) {
+        return Classified::Message(call);
+    }
     let err = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
         Ok(ClientJsonRpcMessage::Request(req)) => {
             // rmcp turns a standard request whose params do not parse into a
