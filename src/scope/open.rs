@@ -83,7 +83,7 @@ impl Scope {
     /// link. The kernel followed no link on the way, and the lexical path
     /// has no `..` left, so the object opened is the one at the checked
     /// path: its kind and its links are checked, its name need not be
-    /// asked of `/proc/self/fd` again (tests/scope_open_race.rs). `None`:
+    /// asked of `/proc/self/fd` again (`tests/scope_open_race.rs`). `None`:
     /// take the general way (a link on the path, no `openat2`, the path
     /// refused or not a regular file — the general way says why, in its
     /// words).
