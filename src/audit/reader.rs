@@ -424,7 +424,7 @@ mod tests {
         assert_eq!(e.line, 9);
     }
 
-    /// A newer airlock's session_start (a mode and a confirmer this one
+    /// A newer airlock's `session_start` (a mode and a confirmer this one
     /// does not know) is still read as the session's start.
     #[test]
     fn a_newer_session_start_is_a_session_start() {
