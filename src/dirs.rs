@@ -7,8 +7,18 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+/// The project config file's name as a literal, for text put together at
+/// compile time (`concat!(…, crate::dirs::project_config!())`, as the TUI's
+/// help is): the one place the name is spelled; [`PROJECT_CONFIG`] is it.
+macro_rules! project_config {
+    () => {
+        ".airlock.toml"
+    };
+}
+pub(crate) use project_config;
+
 /// The project config file's name, in the workspace.
-pub const PROJECT_CONFIG: &str = ".airlock.toml";
+pub const PROJECT_CONFIG: &str = project_config!();
 
 /// The user config file's name, in the user config directory.
 pub const USER_CONFIG: &str = "config.toml";

@@ -300,14 +300,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Config(sub)) => {
             let (workspace, global) = Resolved::new(data_dir, sub.or(&top));
-            let opts = session_options(workspace, &global, SessionMode::Config)?;
-            let workspace = session::canonical_workspace(&opts.workspace)?;
-            let loaded = airlock::config::load(&workspace, opts.config_file.as_deref())?;
+            let workspace = session::canonical_workspace(&workspace_or_cwd(workspace)?)?;
+            let loaded = airlock::config::load(&workspace, global.config.as_deref())?;
             print!("{}", airlock::config::describe(&loaded));
             if let Ok(url) = airlock::mcp::discovery::http_url_for(&workspace) {
                 println!("# a running supervisor serves Streamable HTTP at {url}");
             }
-            if let Some(m) = opts.policy_mode {
+            if let Some(m) = global.mode {
                 println!("# --mode {} overrides mode for this run", m.as_str());
             }
             Ok(ExitCode::SUCCESS)
@@ -635,17 +634,21 @@ fn agent_timeouts(session: &session::Session) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// `--workspace`, else the current directory.
+fn workspace_or_cwd(workspace: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    match workspace {
+        Some(w) => Ok(w),
+        None => std::env::current_dir().context("cannot read the current directory"),
+    }
+}
+
 fn session_options(
     workspace: Option<PathBuf>,
     global: &Resolved,
     mode: SessionMode,
 ) -> anyhow::Result<SessionOptions> {
-    let workspace = match workspace {
-        Some(w) => w,
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    };
     Ok(SessionOptions {
-        workspace,
+        workspace: workspace_or_cwd(workspace)?,
         data_dir: global.data_dir.clone(),
         config_file: global.config.clone(),
         mode,

@@ -193,10 +193,23 @@ fn names_after(rest: &str, text_after: &str) -> Vec<String> {
 
 /// Every crate path named in one file.
 fn edges_of(rel: &str, text: &str) -> Vec<Edge> {
-    let module = module_path(rel);
-    let Some(from) = module.first().cloned() else {
+    let Some(from) = module_path(rel).first().cloned() else {
         return Vec::new(); // lib.rs
     };
+    // `super::` chains count when they climb out of the top-level module.
+    crate_paths(rel, text, "crate::", 0)
+        .into_iter()
+        .map(|(to, n)| edge(&from, &to, rel, n))
+        .collect()
+}
+
+/// The names crate paths in the file `rel` name (with their 0-based line),
+/// read the same way for the top-level and the submodule checks: each name
+/// after `prefix` (`crate::` or `crate::top::`), and after each `super::`
+/// chain that climbs to where `climb_to` parts of the file's module path
+/// remain (0: the crate root, 1: its top-level module).
+fn crate_paths(rel: &str, text: &str, prefix: &str, climb_to: usize) -> Vec<(String, usize)> {
+    let module = module_path(rel);
     // Comment-free text, to read groups that span lines.
     let code: Vec<&str> = text.lines().map(code_of).collect();
     let depths = inline_depths(&code);
@@ -210,28 +223,29 @@ fn edges_of(rel: &str, text: &str) -> Vec<Edge> {
     };
     let mut out = Vec::new();
     for (n, line) in code.iter().enumerate() {
-        for (col, _) in line.match_indices("crate::") {
+        for (col, _) in line.match_indices(prefix) {
             let before = line[..col].chars().next_back();
             if before.is_some_and(|c| is_ident(c) || c == '$') {
                 continue;
             }
-            let start = col + "crate::".len();
-            let after = joined_from(n, start);
-            for to in names_after(&line[start..], &after) {
-                out.push(edge(&from, &to, rel, n));
+            let start = col + prefix.len();
+            for name in names_after(&line[start..], &joined_from(n, start)) {
+                out.push((name, n));
             }
         }
-        // `super::` chains that climb out of the top-level module.
         for (col, _) in line.match_indices("super::") {
             if line[..col].chars().next_back().is_some_and(is_ident)
                 || line[..col].ends_with("super::")
             {
                 continue;
             }
-            if let Some((0, start)) = climbs_to(line, col, &module, depths[n]) {
-                for to in names_after(&line[start..], &joined_from(n, start)) {
-                    out.push(edge(&from, &to, rel, n));
+            match climbs_to(line, col, &module, depths[n]) {
+                Some((left, start)) if left == climb_to => {
+                    for name in names_after(&line[start..], &joined_from(n, start)) {
+                        out.push((name, n));
+                    }
                 }
+                _ => {}
             }
         }
     }
@@ -356,50 +370,10 @@ fn reexports(mod_rs: &str, children: &BTreeSet<String>) -> BTreeMap<String, Stri
 }
 
 /// Each crate path a file of `top` names inside `top`: `crate::top::x::…`
-/// and `super::x` climbing to `top`, with the name after `top`.
+/// and `super::x` climbing to `top` (from `top/a/b.rs`, `[top, a, b]`, two
+/// `super::` reach it), with the name after `top`.
 fn paths_inside(rel: &str, text: &str, top: &str) -> Vec<(String, usize)> {
-    let module = module_path(rel);
-    let code: Vec<&str> = text.lines().map(code_of).collect();
-    let depths = inline_depths(&code);
-    let joined_from = |line: usize, col: usize| -> String {
-        let mut s = code[line][col..].to_string();
-        for l in code.iter().skip(line + 1).take(40) {
-            s.push('\n');
-            s.push_str(l);
-        }
-        s
-    };
-    let mut out = Vec::new();
-    let prefix = format!("crate::{top}::");
-    for (n, line) in code.iter().enumerate() {
-        for (col, _) in line.match_indices(&prefix) {
-            if line[..col]
-                .chars()
-                .next_back()
-                .is_some_and(|c| is_ident(c) || c == '$')
-            {
-                continue;
-            }
-            let start = col + prefix.len();
-            for name in names_after(&line[start..], &joined_from(n, start)) {
-                out.push((name, n));
-            }
-        }
-        for (col, _) in line.match_indices("super::") {
-            if line[..col].chars().next_back().is_some_and(is_ident)
-                || line[..col].ends_with("super::")
-            {
-                continue;
-            }
-            // From `top/a/b.rs` (`[top, a, b]`) two `super::` reach `top`.
-            if let Some((1, start)) = climbs_to(line, col, &module, depths[n]) {
-                for name in names_after(&line[start..], &joined_from(n, start)) {
-                    out.push((name, n));
-                }
-            }
-        }
-    }
-    out
+    crate_paths(rel, text, &format!("crate::{top}::"), 1)
 }
 
 /// Imports between submodules that close a cycle and are not fixed yet,

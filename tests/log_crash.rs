@@ -3,12 +3,21 @@
 //! answer for has its request, decision and result in the trail, every
 //! decision in the trail follows its request, and the chain verifies up to
 //! the last complete line. The readers take the trail as it was left.
+//!
+//! The kill waits for what the checks need, not for a count alone: reads
+//! are answered far faster than the one shell runs commands, so on a loaded
+//! machine the first 400 answers can all be reads. The kill comes once
+//! `KILL_AFTER` calls and at least `BASH_BEFORE_KILL` bash calls are
+//! answered, with calls still in flight; a run that gets there by no
+//! `DEADLINE` fails (the server is killed) instead of hanging.
 
 mod log_support;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::{ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use airlock::audit::Timeline;
 use airlock::call::Outcome;
@@ -17,6 +26,10 @@ use serde_json::{Value, json};
 
 const CALLS: u64 = 1000;
 const KILL_AFTER: usize = 400;
+/// Bash calls answered before the kill, at least.
+const BASH_BEFORE_KILL: usize = 5;
+/// How long the run may take to reach the kill point.
+const DEADLINE: Duration = Duration::from_secs(300);
 
 /// What call `i` asks for: every third one is a bash command.
 fn request(i: u64) -> (String, Value) {
@@ -37,6 +50,29 @@ fn marker(i: u64) -> String {
     } else {
         format!("f{i}.txt")
     }
+}
+
+/// The ids of the calls answered (each without error) until `KILL_AFTER`
+/// of them, `BASH_BEFORE_KILL` bash calls among them, or the end of the
+/// answers.
+fn answers_until_kill_point(answers: &mut BufReader<ChildStdout>) -> Vec<u64> {
+    let mut answered = Vec::new();
+    let mut bash = 0;
+    let mut line = String::new();
+    while answered.len() < KILL_AFTER || bash < BASH_BEFORE_KILL {
+        line.clear();
+        if answers.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if let Some(id) = v.get("id").and_then(Value::as_u64) {
+            let result = &v["result"];
+            assert_eq!(result["isError"], false, "call {id} failed: {v}");
+            answered.push(id);
+            bash += usize::from(id.is_multiple_of(3));
+        }
+    }
+    answered
 }
 
 #[test]
@@ -87,26 +123,37 @@ fn sigkill_mid_run_of_1000_calls_loses_no_decision() {
         // calls still in flight.
         stdin
     });
-    let mut answered = Vec::new();
-    while answered.len() < KILL_AFTER {
-        line.clear();
-        if answers.read_line(&mut line).unwrap() == 0 {
-            break;
+    // The watchdog: SIGKILL at the deadline, unless told the run got there.
+    let (done, watch) = mpsc::channel::<()>();
+    let pid = rustix::process::Pid::from_child(&child);
+    let watchdog = std::thread::spawn(move || {
+        // Disconnected (the run got there, or the test panicked): not late.
+        let late = matches!(
+            watch.recv_timeout(DEADLINE),
+            Err(mpsc::RecvTimeoutError::Timeout)
+        );
+        if late {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         }
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if let Some(id) = v.get("id").and_then(Value::as_u64) {
-            let result = &v["result"];
-            assert_eq!(result["isError"], false, "call {id} failed: {v}");
-            answered.push(id);
-        }
-    }
+        late
+    });
+    let answered = answers_until_kill_point(&mut answers);
+    drop(done);
+    // Joined before the child is reaped, so its pid cannot be reused.
+    let late = watchdog.join().unwrap();
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     drop(writer.join());
-    assert_eq!(answered.len(), KILL_AFTER);
+    let bash = answered.iter().filter(|i| i.is_multiple_of(3)).count();
     assert!(
-        answered.iter().any(|i| i.is_multiple_of(3)),
-        "bash calls were answered"
+        answered.len() >= KILL_AFTER && bash >= BASH_BEFORE_KILL && !late,
+        "{} answers ({bash} bash) before the server ended{}",
+        answered.len(),
+        if late { ", killed at the deadline" } else { "" }
+    );
+    assert!(
+        answered.len() < usize::try_from(CALLS).unwrap(),
+        "killed mid-run: calls were still in flight"
     );
 
     let trail = airlock::audit::list_trails(&airlock::dirs::audit_dir(&data)).unwrap()[0]

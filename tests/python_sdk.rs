@@ -267,6 +267,28 @@ fn wait_for_socket(run: &Path, supervisor: &mut Child) -> PathBuf {
     }
 }
 
+/// A supervisor (the binary without a subcommand) on `d`'s workspace, data
+/// and runtime directories, with `extra` flags after them, once it listens:
+/// its guard and its MCP socket.
+fn supervisor(d: &Dirs, extra: &[&str]) -> (Guard, PathBuf) {
+    let child = Command::new(env!("CARGO_BIN_EXE_airlock"))
+        .arg("--workspace")
+        .arg(&d.ws)
+        .arg("--data-dir")
+        .arg(&d.data)
+        .args(extra)
+        .env("AIRLOCK_NO_USER_CONFIG", "1")
+        .env("AIRLOCK_RUNTIME_DIR", &d.run)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut guard = Guard(child);
+    let sock = wait_for_socket(&d.run, &mut guard.0);
+    (guard, sock)
+}
+
 /// SIGTERM, so the supervisor finishes its audit trail; SIGKILL after 10 s.
 fn stop(child: &mut Child) {
     let pid = i32::try_from(child.id()).unwrap();
@@ -290,20 +312,7 @@ fn python_sdk_over_connect_to_supervisor() {
     let Some(python) = python() else { return };
     let d = dirs();
     let bin = env!("CARGO_BIN_EXE_airlock");
-    let supervisor = Command::new(bin)
-        .arg("--workspace")
-        .arg(&d.ws)
-        .arg("--data-dir")
-        .arg(&d.data)
-        .env("AIRLOCK_NO_USER_CONFIG", "1")
-        .env("AIRLOCK_RUNTIME_DIR", &d.run)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut supervisor = Guard(supervisor);
-    let sock = wait_for_socket(&d.run, &mut supervisor.0);
+    let (mut supervisor, sock) = supervisor(&d, &[]);
     run_script(
         &python,
         &d,
@@ -325,21 +334,7 @@ fn python_sdk_over_http_to_supervisor() {
     let Some(python) = python() else { return };
     let d = dirs();
     let bin = env!("CARGO_BIN_EXE_airlock");
-    let supervisor = Command::new(bin)
-        .arg("--workspace")
-        .arg(&d.ws)
-        .arg("--data-dir")
-        .arg(&d.data)
-        .arg("--http")
-        .env("AIRLOCK_NO_USER_CONFIG", "1")
-        .env("AIRLOCK_RUNTIME_DIR", &d.run)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut supervisor = Guard(supervisor);
-    wait_for_socket(&d.run, &mut supervisor.0);
+    let (mut supervisor, _sock) = supervisor(&d, &["--http"]);
     let out = Command::new(bin)
         .args(["connect", "--print-url"])
         .current_dir(&d.ws)

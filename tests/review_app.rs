@@ -278,6 +278,9 @@ fn the_status_bar_says_review_and_whether_the_chain_verifies() {
         airlock::tui::calls::CallStatus::Unfinished,
         "approved, never finished"
     );
+    // The filter matches the words the row and the detail show.
+    assert_eq!(filter(&mut app, "no result recorded"), [12]);
+    assert!(!filter(&mut app, "running").contains(&12));
 }
 
 #[tokio::test]

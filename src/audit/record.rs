@@ -332,10 +332,25 @@ mod tests {
         );
     }
 
-    /// A word airlock never wrote is refused, not read as another.
+    /// A mode or confirmer word this airlock does not know (a newer one
+    /// wrote it) keeps the record a `session_start`, the word read as
+    /// `Unknown`; a word of the wrong type is still refused.
     #[test]
-    fn an_unknown_session_word_is_refused() {
-        let line = r#"{"type":"session_start","session":"s","workspace":"/w","version":"1","pid":1,"mode":"supervisr","confirmer":"tui","config_digest":"d","config_files":[],"roots":[],"excluded":[],"tools":[]}"#;
-        assert!(serde_json::from_str::<AuditEvent>(line).is_err());
+    fn an_unknown_session_word_reads_as_unknown() {
+        let line = r#"{"type":"session_start","session":"s","workspace":"/w","version":"9","pid":1,"mode":"serve-unix","confirmer":"slack","config_digest":"d","config_files":[],"roots":[],"excluded":[],"tools":[]}"#;
+        let e: AuditEvent = serde_json::from_str(line).unwrap();
+        let AuditEvent::SessionStart {
+            mode, confirmer, ..
+        } = &e
+        else {
+            panic!("not a session start: {e:?}");
+        };
+        assert_eq!(
+            (*mode, *confirmer),
+            (SessionMode::Unknown, ConfirmerKind::Unknown)
+        );
+        assert_eq!(e.kind(), "session_start");
+        let wrong = line.replace(r#""mode":"serve-unix""#, r#""mode":["supervisor"]"#);
+        assert!(serde_json::from_str::<AuditEvent>(&wrong).is_err());
     }
 }

@@ -15,8 +15,10 @@ pub enum SessionMode {
     ServeHttp,
     /// `airlock demo` (`demo`).
     Demo,
-    /// `airlock config`: reads the configuration, records nothing (`config`).
-    Config,
+    /// A word this airlock does not know, read from a trail a newer one
+    /// wrote (never written by this one; `unknown`).
+    #[serde(other)]
+    Unknown,
 }
 
 impl SessionMode {
@@ -27,7 +29,7 @@ impl SessionMode {
             Self::ServeStdio => "serve-stdio",
             Self::ServeHttp => "serve-http",
             Self::Demo => "demo",
-            Self::Config => "config",
+            Self::Unknown => "unknown",
         }
     }
 }
@@ -44,6 +46,10 @@ pub enum ConfirmerKind {
     ApproveAll,
     /// A program's own scripted answers (tests, embedders; `scripted`).
     Scripted,
+    /// A word this airlock does not know, read from a trail a newer one
+    /// wrote (never written by this one; `unknown`).
+    #[serde(other)]
+    Unknown,
 }
 
 impl ConfirmerKind {
@@ -54,6 +60,7 @@ impl ConfirmerKind {
             Self::Headless => "headless",
             Self::ApproveAll => "approve-all",
             Self::Scripted => "scripted",
+            Self::Unknown => "unknown",
         }
     }
 }
@@ -69,7 +76,7 @@ mod tests {
             SessionMode::ServeStdio,
             SessionMode::ServeHttp,
             SessionMode::Demo,
-            SessionMode::Config,
+            SessionMode::Unknown,
         ] {
             let word = serde_json::to_value(m).unwrap();
             assert_eq!(word, m.describe());
@@ -80,10 +87,24 @@ mod tests {
             ConfirmerKind::Headless,
             ConfirmerKind::ApproveAll,
             ConfirmerKind::Scripted,
+            ConfirmerKind::Unknown,
         ] {
             let word = serde_json::to_value(c).unwrap();
             assert_eq!(word, c.describe());
             assert_eq!(serde_json::from_value::<ConfirmerKind>(word).unwrap(), c);
         }
+    }
+
+    #[test]
+    fn a_word_this_airlock_does_not_know_reads_as_unknown() {
+        let mode: SessionMode = serde_json::from_str(r#""serve-unix""#).unwrap();
+        assert_eq!((mode, mode.describe()), (SessionMode::Unknown, "unknown"));
+        // `airlock config` never started a session: "config" is no mode.
+        let mode: SessionMode = serde_json::from_str(r#""config""#).unwrap();
+        assert_eq!(mode, SessionMode::Unknown);
+        let c: ConfirmerKind = serde_json::from_str(r#""slack""#).unwrap();
+        assert_eq!((c, c.describe()), (ConfirmerKind::Unknown, "unknown"));
+        // Not a word at all is still refused.
+        assert!(serde_json::from_str::<SessionMode>("7").is_err());
     }
 }

@@ -28,6 +28,17 @@ impl CallState {
             Self::Unfinished => "no result recorded",
         }
     }
+
+    /// Where the call stands in a trail read after its session: a call
+    /// still waiting or running there never got its result
+    /// ([`Unfinished`](Self::Unfinished)); an ended one stays as it is.
+    #[must_use]
+    pub fn settled(self) -> Self {
+        match self {
+            Self::Waiting | Self::Running => Self::Unfinished,
+            other => other,
+        }
+    }
 }
 
 impl std::fmt::Display for CallState {
@@ -51,5 +62,15 @@ mod tests {
             CallState::Ended(Outcome::Unreported).describe(),
             CallState::Unfinished.describe()
         );
+    }
+
+    #[test]
+    fn settled_turns_only_calls_without_a_result_into_unfinished() {
+        assert_eq!(CallState::Waiting.settled(), CallState::Unfinished);
+        assert_eq!(CallState::Running.settled(), CallState::Unfinished);
+        assert_eq!(CallState::Unfinished.settled(), CallState::Unfinished);
+        for o in [Outcome::Ok, Outcome::Refused, Outcome::Unreported] {
+            assert_eq!(CallState::Ended(o).settled(), CallState::Ended(o));
+        }
     }
 }

@@ -13,7 +13,10 @@ use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 use crate::tools::ToolError;
 use crate::tools::readonly::READ_FILE;
-use crate::tools::write::{EDIT_FILE, MAX_FILE_BYTES, WRITE_FILE, propose, replace_text, resolve};
+use crate::tools::write::{
+    EDIT_FILE, MAX_FILE_BYTES, WRITE_FILE, edit_file_args, propose, replace_text, resolve,
+    write_file_args,
+};
 
 fn write_call(native: &str) -> NativeCall {
     let mut call = NativeCall::new(ToolKind::Write, WRITE_FILE, one_line(native));
@@ -65,12 +68,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
     };
     if old.is_empty() {
         // Gemini creates a file with an empty old_string.
-        return through(
-            native,
-            WRITE_FILE,
-            &args(&[("path", path), ("content", new)]),
-            scope,
-        );
+        return through(native, WRITE_FILE, &write_file_args(path, new), scope);
     }
     let replace_all = input
         .get("replace_all")
@@ -80,8 +78,7 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
             .get("expected_replacements")
             .and_then(Value::as_u64)
             .is_some_and(|n| n > 1);
-    let mut a = args(&[("path", path), ("old_text", old), ("new_text", new)]);
-    a.insert("replace_all".into(), Value::Bool(replace_all));
+    let a = edit_file_args(path, old, new, replace_all);
     through(native, EDIT_FILE, &a, scope)
 }
 
@@ -98,19 +95,7 @@ pub fn write(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped 
             "no file_path or content",
         );
     };
-    through(
-        native,
-        WRITE_FILE,
-        &args(&[("path", path), ("content", content)]),
-        scope,
-    )
-}
-
-fn args(pairs: &[(&str, &str)]) -> Map<String, Value> {
-    pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_string(), Value::String((*v).to_string())))
-        .collect()
+    through(native, WRITE_FILE, &write_file_args(path, content), scope)
 }
 
 /// The file at `path` for writing (scope-checked like airlock's writes)

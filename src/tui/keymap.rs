@@ -90,7 +90,13 @@ pub const HELP: &[(&str, &[(&str, &str)])] = &[
         &[
             ("y", "approve once"),
             ("s", "approve for this session (command, prefix or file)"),
-            ("a", "always: save an allow rule to .airlock.toml"),
+            (
+                "a",
+                concat!(
+                    "always: save an allow rule to ",
+                    crate::dirs::project_config!()
+                ),
+            ),
             // What a call lets the human edit, in the call vocabulary's
             // words (EditField::describe): any tool's, not one tool's.
             ("e", "edit the command, then approve it"),

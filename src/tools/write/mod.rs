@@ -3,6 +3,7 @@
 
 mod apply;
 mod edit;
+mod keys;
 mod proposal;
 mod target;
 
@@ -15,6 +16,9 @@ use sha2::{Digest, Sha256};
 
 pub use apply::{Staged, WriteError};
 pub use edit::replace as replace_text;
+pub use keys::{
+    APPEND, CONTENT, NEW_TEXT, OLD_TEXT, PATH, REPLACE_ALL, edit_file_args, write_file_args,
+};
 pub use proposal::{is_binary, propose};
 pub use target::{PROTECTED, Target, resolve};
 
@@ -99,11 +103,11 @@ impl WriteFile {
     pub fn new() -> Self {
         let schema = object_schema(
             json!({
-                "path": {"type": "string", "description": "File to write, relative to the workspace. Parent directories are created."},
-                "content": {"type": "string", "description": "The full new content (or the text to append)."},
-                "append": {"type": "boolean", "default": false, "description": "Append content to the end instead of replacing the file."}
+                PATH: {"type": "string", "description": "File to write, relative to the workspace. Parent directories are created."},
+                CONTENT: {"type": "string", "description": "The full new content (or the text to append)."},
+                APPEND: {"type": "boolean", "default": false, "description": "Append content to the end instead of replacing the file."}
             }),
-            &["path", "content"],
+            &[PATH, CONTENT],
         );
         Self {
             spec: ToolSpec {
@@ -128,12 +132,12 @@ impl EditFile {
     pub fn new() -> Self {
         let schema = object_schema(
             json!({
-                "path": {"type": "string", "description": "File to edit, relative to the workspace."},
-                "old_text": {"type": "string", "description": "Exact text to replace, including indentation; must occur exactly once unless replace_all is set."},
-                "new_text": {"type": "string", "description": "The replacement text."},
-                "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence of old_text."}
+                PATH: {"type": "string", "description": "File to edit, relative to the workspace."},
+                OLD_TEXT: {"type": "string", "description": "Exact text to replace, including indentation; must occur exactly once unless replace_all is set."},
+                NEW_TEXT: {"type": "string", "description": "The replacement text."},
+                REPLACE_ALL: {"type": "boolean", "default": false, "description": "Replace every occurrence of old_text."}
             }),
-            &["path", "old_text", "new_text"],
+            &[PATH, OLD_TEXT, NEW_TEXT],
         );
         Self {
             spec: ToolSpec {
@@ -203,11 +207,11 @@ impl Tool for WriteFile {
     }
 
     fn subject_args(&self) -> &'static [&'static str] {
-        &["path"]
+        &[PATH]
     }
 
     fn change_args(&self) -> &'static [&'static str] {
-        &["content"]
+        &[CONTENT]
     }
 
     fn output_schema(&self) -> Option<Map<String, Value>> {
@@ -254,11 +258,11 @@ impl Tool for EditFile {
     }
 
     fn subject_args(&self) -> &'static [&'static str] {
-        &["path"]
+        &[PATH]
     }
 
     fn change_args(&self) -> &'static [&'static str] {
-        &["old_text", "new_text"]
+        &[OLD_TEXT, NEW_TEXT]
     }
 
     fn output_schema(&self) -> Option<Map<String, Value>> {
@@ -502,5 +506,25 @@ mod tests {
         let Value::Object(a) = a else { unreachable!() };
         let w: WriteArgs = parse_borrowed("write_file", &a).unwrap();
         assert!(matches!(w.content, Cow::Borrowed("cé")));
+    }
+
+    #[test]
+    fn built_arguments_are_the_ones_the_tools_parse() {
+        let a = write_file_args("a/b", "c\n");
+        let w: WriteArgs = parse_borrowed(WRITE_FILE, &a).unwrap();
+        assert_eq!(
+            (w.path.as_str(), &*w.content, w.append),
+            ("a/b", "c\n", false)
+        );
+        let a = edit_file_args("a", "old", "new", true);
+        let e: EditArgs = parse_borrowed(EDIT_FILE, &a).unwrap();
+        assert_eq!(
+            (e.path.as_str(), &*e.old_text, &*e.new_text, e.replace_all),
+            ("a", "old", "new", true)
+        );
+        let mut a = write_file_args("a", "");
+        a.insert(APPEND.into(), Value::Bool(true));
+        let w: WriteArgs = parse_borrowed(WRITE_FILE, &a).unwrap();
+        assert!(w.append);
     }
 }

@@ -15,7 +15,7 @@ pub fn matches(c: &CallEntry, workspace: Option<&str>, text: &str) -> bool {
         || has(&c.call.agent.name)
         || has(class.as_str())
         || (class.approved() && has("approved"))
-        || has(c.status().describe())
+        || has(c.status().settled().describe())
     {
         return true;
     }

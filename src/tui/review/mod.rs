@@ -125,16 +125,11 @@ pub enum ReviewError {
     Terminal(#[from] std::io::Error),
 }
 
-/// A recorded call as the panes show calls.
+/// A recorded call as the panes show calls: where it got to is the
+/// timeline's [`CallEntry::status`], settled (the trail is read after the
+/// fact, so a call still waiting or running there has no result).
 fn row(c: &CallEntry) -> CallRow {
-    let status = match (&c.finished, &c.decided) {
-        (Some(f), _) => CallStatus::from_outcome(f.status),
-        (None, Some(d)) if !d.decision.is_approved() => d
-            .decision
-            .refusal_outcome()
-            .map_or(CallStatus::Unfinished, CallStatus::from_outcome),
-        _ => CallStatus::Unfinished,
-    };
+    let status = CallStatus::from_state(c.status().settled());
     let times = c.wait_run_ms();
     let outcome = c.finished.as_ref().map(|f| CallOutcome {
         status: f.status,

@@ -76,7 +76,11 @@ pub fn draw(f: &mut Frame, app: &GrantsView) {
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled(
-        "Grants end with this session; rules saved with `a` stay in .airlock.toml.",
+        concat!(
+            "Grants end with this session; rules saved with `a` stay in ",
+            crate::dirs::project_config!(),
+            ".",
+        ),
         theme::dim(),
     ));
     f.render_widget(Paragraph::new(wrap::wrap_all(lines, width)), inner);

@@ -425,7 +425,11 @@ fn footer(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'static
             let always = matches!(app.queue.step, Step::Always { .. });
             out.push(Line::styled(
                 if always {
-                    "Always allow — saved to the project's .airlock.toml:"
+                    concat!(
+                        "Always allow — saved to the project's ",
+                        crate::dirs::project_config!(),
+                        ":"
+                    )
                 } else {
                     "Approve now, and for the rest of this session:"
                 },
