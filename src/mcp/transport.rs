@@ -22,15 +22,13 @@ use rmcp::model::{
 };
 use rmcp::transport::Transport;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::task::JoinHandle;
+
+use super::line_out::LineOut;
 
 /// The longest message (one line) airlock accepts: 16 MiB.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
-
-/// Outgoing lines waiting for the writer task.
-const OUT_QUEUE: usize = 256;
 
 /// Bytes of an oversized line's start and end kept to find its id in.
 const ID_WINDOW: usize = 64 * 1024;
@@ -67,13 +65,14 @@ pub struct LineTransport<R> {
     /// The start and the end (so far) of the line being skipped.
     skipped_head: Vec<u8>,
     skipped_tail: Vec<u8>,
-    /// An error reply not yet queued (kept here so a cancelled `receive`
+    /// An error reply not yet sent (kept here so a cancelled `receive`
     /// loses nothing).
     pending_reply: Option<Vec<u8>>,
     /// False until the client sent a request that starts a lifecycle;
     /// rmcp ends a connection whose first message is not a request.
     started: bool,
-    out: Option<mpsc::Sender<Vec<u8>>>,
+    out: Option<LineOut>,
+    /// The task that writes what the peer could not take at once.
     writer: Option<JoinHandle<()>>,
     /// Told about every message answered with an error here (to audit it).
     on_rejected: Option<RejectHook>,
@@ -94,8 +93,7 @@ where
     where
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = mpsc::channel(OUT_QUEUE);
-        let writer = tokio::spawn(write_lines(write, rx));
+        let (out, writer) = LineOut::start(write);
         Self {
             reader: BufReader::with_capacity(64 * 1024, read),
             line: Vec::new(),
@@ -104,7 +102,7 @@ where
             skipped_tail: Vec::new(),
             pending_reply: None,
             started: false,
-            out: Some(tx),
+            out: Some(out),
             writer: Some(writer),
             on_rejected: None,
             input_closed: None,
@@ -193,23 +191,20 @@ where
         }
     }
 
-    /// Queue a reply that is waiting, if any. False when the output is gone.
+    /// Send a reply that is waiting, if any (then wait while a peer that
+    /// does not read has too much queued). False when the output is gone.
     async fn flush_pending_reply(&mut self) -> bool {
-        if self.pending_reply.is_none() {
+        let Some(reply) = self.pending_reply.take() else {
             return true;
-        }
-        let Some(out) = self.out.as_ref() else {
+        };
+        let Some(out) = self.out.clone() else {
             return false;
         };
-        match out.reserve().await {
-            Ok(permit) => {
-                if let Some(reply) = self.pending_reply.take() {
-                    permit.send(reply);
-                }
-                true
-            }
-            Err(_) => false,
+        if out.push(reply).is_err() {
+            return false;
         }
+        out.room().await;
+        true
     }
 }
 
@@ -223,20 +218,23 @@ where
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
+        // Written (or queued whole) here, not in the future: a line is
+        // never cut by a caller that drops the future.
         let out = self.out.clone();
-        let bytes = encode(&item);
+        let sent = match (encode(&item), &out) {
+            (Ok(bytes), Some(o)) => o.push(bytes),
+            (Err(e), _) => Err(e),
+            (Ok(_), None) => Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "the transport is closed",
+            )),
+        };
         async move {
-            let bytes = bytes?;
-            match out {
-                Some(out) => out
-                    .send(bytes)
-                    .await
-                    .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the peer is gone")),
-                None => Err(io::Error::new(
-                    io::ErrorKind::NotConnected,
-                    "the transport is closed",
-                )),
+            sent?;
+            if let Some(out) = out {
+                out.room().await;
             }
+            Ok(())
         }
     }
 
@@ -302,38 +300,16 @@ where
     }
 
     async fn close(&mut self) -> Result<(), io::Error> {
-        // Dropping our sender lets the writer drain what is queued, then
-        // shut its side down (the peer sees EOF).
-        self.out = None;
+        // The writer drains what is queued, then shuts its side down (the
+        // peer sees EOF).
+        if let Some(out) = self.out.take() {
+            out.close();
+        }
         if let Some(writer) = self.writer.take() {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
         }
         Ok(())
     }
-}
-
-/// Write queued lines, flushing whenever the queue runs dry; shut the
-/// stream down once every sender is gone.
-async fn write_lines<W: AsyncWrite + Unpin>(write: W, mut rx: mpsc::Receiver<Vec<u8>>) {
-    let mut w = BufWriter::with_capacity(64 * 1024, write);
-    'outer: while let Some(first) = rx.recv().await {
-        if let Err(e) = w.write_all(&first).await {
-            tracing::debug!("writing to the peer failed: {e}");
-            break;
-        }
-        while let Ok(more) = rx.try_recv() {
-            if let Err(e) = w.write_all(&more).await {
-                tracing::debug!("writing to the peer failed: {e}");
-                break 'outer;
-            }
-        }
-        if let Err(e) = w.flush().await {
-            tracing::debug!("flushing to the peer failed: {e}");
-            break;
-        }
-    }
-    rx.close();
-    let _ = w.shutdown().await;
 }
 
 fn encode(msg: &ServerJsonRpcMessage) -> io::Result<Vec<u8>> {
@@ -538,6 +514,8 @@ pub(crate) fn params_error(method: &str, params: Option<&Value>) -> Option<Strin
 
 #[cfg(test)]
 mod tests {
+    use tokio::io::AsyncWriteExt;
+
     use super::*;
 
     fn reply(c: Classified) -> Value {
