@@ -9,38 +9,114 @@
 //! goes the general way, so what rmcp is handed never depends on which way
 //! a line took (the tests compare both ways).
 
+use std::borrow::Cow;
+use std::fmt;
+
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, JsonObject,
     JsonRpcVersion2_0, RequestId,
 };
 use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 const METHOD: &str = "tools/call";
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Line<'a> {
-    #[serde(rename = "jsonrpc")]
-    _jsonrpc: JsonRpcVersion2_0,
+/// The message's members. Read only from a JSON object (a derived struct
+/// would also take an array of its fields, which rmcp refuses), each key
+/// once, no other key.
+struct Line {
     id: RequestId,
-    #[serde(borrow)]
-    method: std::borrow::Cow<'a, str>,
+    method_ok: bool,
     params: Params,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `params`, by the same rules.
 struct Params {
     name: String,
-    #[serde(default)]
     arguments: Option<JsonObject>,
+}
+
+impl<'de> Deserialize<'de> for Line {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(LineVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for Params {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(ParamsVisitor)
+    }
+}
+
+struct LineVisitor;
+
+impl<'de> Visitor<'de> for LineVisitor {
+    type Value = Line;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a plain tools/call request")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Line, A::Error> {
+        let (mut version, mut id, mut method, mut params) = (false, None, None, None);
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match key.as_ref() {
+                "jsonrpc" if !version => {
+                    map.next_value::<JsonRpcVersion2_0>()?;
+                    version = true;
+                }
+                "id" if id.is_none() => id = Some(map.next_value::<RequestId>()?),
+                "method" if method.is_none() => {
+                    method = Some(map.next_value::<Cow<'de, str>>()? == METHOD);
+                }
+                "params" if params.is_none() => params = Some(map.next_value::<Params>()?),
+                _ => return Err(de::Error::custom("not a plain tools/call")),
+            }
+        }
+        match (version, id, method, params) {
+            (true, Some(id), Some(method_ok), Some(params)) => Ok(Line {
+                id,
+                method_ok,
+                params,
+            }),
+            _ => Err(de::Error::custom("not a plain tools/call")),
+        }
+    }
+}
+
+struct ParamsVisitor;
+
+impl<'de> Visitor<'de> for ParamsVisitor {
+    type Value = Params;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("tools/call params")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
+        let (mut name, mut arguments) = (None, None);
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match key.as_ref() {
+                "name" if name.is_none() => name = Some(map.next_value::<String>()?),
+                "arguments" if arguments.is_none() => {
+                    arguments = Some(map.next_value::<Option<JsonObject>>()?);
+                }
+                _ => return Err(de::Error::custom("not plain tools/call params")),
+            }
+        }
+        let name = name.ok_or_else(|| de::Error::missing_field("name"))?;
+        Ok(Params {
+            name,
+            arguments: arguments.flatten(),
+        })
+    }
 }
 
 /// `line` as rmcp's message when it is a plain `tools/call` request;
 /// `None`: parse it the general way.
 pub(super) fn parse(line: &[u8]) -> Option<ClientJsonRpcMessage> {
-    let parsed: Line<'_> = serde_json::from_slice(line).ok()?;
-    if parsed.method != METHOD {
+    let parsed: Line = serde_json::from_slice(line).ok()?;
+    if !parsed.method_ok {
         return None;
     }
     let mut params = CallToolRequestParams::new(parsed.params.name);
@@ -102,6 +178,16 @@ mod tests {
             r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}]"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}} trailing"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\ud800"}}"#,
+            // Arrays of the members (serde's derived structs take them).
+            r#"["2.0",1,"tools/call",{"name":"read_file","arguments":{"path":"a.txt"}}]"#,
+            r#"["2.0",1,"tools/call",["read_file",{"path":"a.txt"}]]"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["read_file",{"path":"a.txt"}]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["read_file"]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"},"params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{},"arguments":{}}}"#,
         ] {
             assert!(
                 parse(line.as_bytes()).is_none(),
