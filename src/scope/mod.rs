@@ -3,11 +3,14 @@
 //! A path is resolved against the workspace, fully canonicalised (`..`,
 //! symlinks, dangling symlinks), and must land inside an allowed root and
 //! match no exclusion pattern. Files are then opened and the opened object is
-//! checked again through `/proc/self/fd`, so the I/O happens on exactly what
-//! was checked (no check-then-open race).
+//! checked again through `/proc/self/fd` (or opened with
+//! `openat2(RESOLVE_NO_SYMLINKS)` on a filesystem that cannot fold case,
+//! where the checked name is the opened file's name), so the I/O happens on
+//! exactly what was checked (no check-then-open race).
 
 mod config;
 mod dir;
+mod exact;
 mod exclude;
 mod links;
 mod open;
@@ -102,6 +105,9 @@ pub struct Scope {
     deny_read: Vec<PathBuf>,
     hard_links: HardLinks,
     secret_inodes: Arc<links::SecretInodes>,
+    /// Devices of roots whose filesystem cannot fold case: there a checked
+    /// name is the name of what it opens (`exact`).
+    exact_devices: Vec<u64>,
 }
 
 impl Scope {
@@ -131,6 +137,11 @@ impl Scope {
                 roots.push(r);
             }
         }
+        let kernel = exact::Kernel::probe();
+        let exact_devices = roots
+            .iter()
+            .filter_map(|r| exact::exact_device(r, kernel))
+            .collect();
         let exclusions = Exclusions::new(excluded).map_err(|message| ScopeError::Invalid {
             path: "excluded".into(),
             message,
@@ -142,6 +153,7 @@ impl Scope {
             deny_read: Vec::new(),
             hard_links: HardLinks::default(),
             secret_inodes: Arc::default(),
+            exact_devices,
         })
     }
 

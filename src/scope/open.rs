@@ -80,13 +80,14 @@ impl Scope {
     /// first: a path with no symbolic link anywhere on it is its own
     /// canonical form, so the lexical path is checked and then opened with
     /// `openat2(RESOLVE_NO_SYMLINKS)`, which fails rather than follow a
-    /// link. The kernel followed no link on the way, and the lexical path
-    /// has no `..` left, so the object opened is the one at the checked
-    /// path: its kind and its links are checked, its name need not be
-    /// asked of `/proc/self/fd` again (`tests/scope_open_race.rs`). `None`:
-    /// take the general way (a link on the path, no `openat2`, the path
-    /// refused or not a regular file — the general way says why, in its
-    /// words).
+    /// link (`tests/scope_open_race.rs`). The kernel followed no link on
+    /// the way and the lexical path has no `..` left, so on a filesystem
+    /// that cannot fold case (`exact`) the object opened is the one named
+    /// by the checked path, and its name need not be asked of
+    /// `/proc/self/fd` again; elsewhere it is. Its kind and links are
+    /// checked either way. `None`: take the general way (a link on the
+    /// path, no `openat2`, the path refused or not a regular file — the
+    /// general way says why, in its words).
     fn open_unlinked(
         &self,
         shown: &str,
@@ -111,13 +112,16 @@ impl Scope {
         )
         .ok()?;
         let file = File::from(fd);
+        let meta = match regular_file(shown, &file) {
+            Ok(meta) => meta,
+            Err(e) => return Some(Err(e)),
+        };
+        if !self.exact_devices.contains(&meta.dev()) {
+            return Some(self.verify_named(shown, lexical, file, meta));
+        }
         Some(
-            regular_file(shown, &file)
-                .and_then(|meta| {
-                    self.check_links(shown, lexical, &meta)?;
-                    Ok(meta)
-                })
-                .map(|meta| (file, lexical.to_path_buf(), meta)),
+            self.check_links(shown, lexical, &meta)
+                .map(|()| (file, lexical.to_path_buf(), meta)),
         )
     }
 
@@ -131,6 +135,19 @@ impl Scope {
         file: File,
     ) -> Result<(File, PathBuf, Metadata), ScopeError> {
         let meta = regular_file(shown, &file)?;
+        self.verify_named(shown, real, file, meta)
+    }
+
+    /// The checks of an opened regular file by its own name (through
+    /// `/proc/self/fd`): inside the scope, and not another name of a
+    /// secret.
+    fn verify_named(
+        &self,
+        shown: &str,
+        real: &Path,
+        file: File,
+        meta: Metadata,
+    ) -> Result<(File, PathBuf, Metadata), ScopeError> {
         // Check the object actually opened, not the name we opened it by.
         let opened = opened_path(&file, real, &meta).map_err(|e| io_error(shown, &e))?;
         self.check_real(shown, &opened)?;
