@@ -243,6 +243,12 @@ where
             if !self.flush_pending_reply().await {
                 return None;
             }
+            // The back-pressure: a peer that does not read its replies is
+            // not read from either, so what is queued for it stays bounded
+            // (rmcp sends replies without waiting for them).
+            if let Some(out) = &self.out {
+                out.room().await;
+            }
             let classified = match self.read_line().await {
                 Line::Complete => {
                     let c = classify(&self.line);
@@ -643,6 +649,47 @@ mod tests {
                 .unwrap()
                 .contains("too large")
         );
+    }
+
+    #[tokio::test]
+    async fn a_peer_that_does_not_read_its_replies_is_not_read_from() {
+        let (mut client, server) = tokio::io::duplex(64 * 1024);
+        let (read, write) = tokio::io::split(server);
+        let mut t = LineTransport::new(read, write);
+        let text = "x".repeat(1024 * 1024);
+        for i in 0..6 {
+            let result =
+                rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(
+                    text.clone(),
+                )]);
+            let reply = ServerJsonRpcMessage::response(
+                rmcp::model::ServerResult::CallToolResult(result),
+                RequestId::Number(i),
+            );
+            drop(t.send(reply));
+        }
+        client
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n")
+            .await
+            .unwrap();
+        let held = tokio::time::timeout(std::time::Duration::from_millis(300), t.receive()).await;
+        assert!(
+            held.is_err(),
+            "a request was read with 6 MiB of replies unread"
+        );
+        let reading = tokio::spawn(async move {
+            let mut sink = Vec::new();
+            let _ = tokio::io::AsyncReadExt::read_to_end(&mut client, &mut sink).await;
+            sink.len()
+        });
+        let got = tokio::time::timeout(std::time::Duration::from_secs(10), t.receive()).await;
+        assert!(
+            matches!(got, Ok(Some(ClientJsonRpcMessage::Request(_)))),
+            "once the replies are read the request comes: {got:?}"
+        );
+        t.close().await.unwrap();
+        drop(t);
+        assert!(reading.await.unwrap() > 6 * 1024 * 1024);
     }
 
     #[tokio::test]
