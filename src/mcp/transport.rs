@@ -318,8 +318,11 @@ where
     }
 }
 
+/// A reply as a line. `sonic-rs` writes the same JSON as `serde_json`
+/// from the same `Serialize` impls, escaping strings with SIMD: a file's
+/// text is most of a reply.
 fn encode(msg: &ServerJsonRpcMessage) -> io::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec(msg).map_err(io::Error::other)?;
+    let mut bytes = sonic_rs::to_vec(msg).map_err(io::Error::other)?;
     bytes.push(b'\n');
     Ok(bytes)
 }
@@ -529,6 +532,45 @@ mod tests {
             Classified::Reply(r) => serde_json::to_value(r).unwrap(),
             Classified::Message(m) => panic!("expected a reply, got {m:?}"),
             Classified::Ignore => panic!("expected a reply, got ignore"),
+        }
+    }
+
+    #[test]
+    fn replies_are_written_as_serde_json_writes_them() {
+        use rmcp::model::{CallToolResult, ContentBlock, ServerResult};
+        let text = "\u{0}\u{1f}\"\\\n\t\r\u{8}\u{c} é 𝄞 \u{7f} \u{2028}\u{2029} </script>";
+        let mut with_structure = CallToolResult::success(vec![ContentBlock::text(text)]);
+        with_structure.structured_content = Some(serde_json::json!({
+            "f": 1.5, "tiny": 5e-324, "big": 1e300, "neg0": -0.0, "max": u64::MAX,
+            "min": i64::MIN, "s": text, "nested": [null, true, {"k": []}],
+        }));
+        let messages = [
+            ServerJsonRpcMessage::response(
+                ServerResult::CallToolResult(CallToolResult::success(vec![ContentBlock::text(
+                    text,
+                )])),
+                RequestId::Number(7),
+            ),
+            ServerJsonRpcMessage::response(
+                ServerResult::CallToolResult(with_structure),
+                RequestId::String("id \u{1}".into()),
+            ),
+            ServerJsonRpcMessage::response(
+                ServerResult::CallToolResult(CallToolResult::error(vec![ContentBlock::text("no")])),
+                RequestId::Number(i64::MIN),
+            ),
+            ServerJsonRpcMessage::error(
+                ErrorData::invalid_params(text, None),
+                Some(RequestId::Number(1)),
+            ),
+        ];
+        for m in &messages {
+            let mut want = serde_json::to_vec(m).unwrap();
+            want.push(b'\n');
+            assert_eq!(
+                String::from_utf8(encode(m).unwrap()).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
         }
     }
 
