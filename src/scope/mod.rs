@@ -229,10 +229,15 @@ impl Scope {
 
     /// The root containing `real` (a canonical path), if any.
     pub fn root_of(&self, real: &Path) -> Option<&Path> {
-        self.roots
-            .iter()
-            .map(PathBuf::as_path)
-            .find(|r| real.starts_with(r))
+        self.within_root(real).map(|(root, _)| root)
+    }
+
+    /// The root containing `real` and `real` relative to it.
+    pub(crate) fn within_root<'s, 'p>(&'s self, real: &'p Path) -> Option<(&'s Path, &'p Path)> {
+        self.roots.iter().find_map(|r| {
+            let rel = below(real, r)?;
+            Some((r.as_path(), rel))
+        })
     }
 
     /// Check a canonical path: inside a root and not excluded.
@@ -291,6 +296,26 @@ impl Scope {
     }
 }
 
+/// `path` relative to `root` when `path` is `root` or below it: what
+/// `Path::strip_prefix` says, found first by comparing bytes (both
+/// normalised, the common case), component by component otherwise.
+fn below<'a>(path: &'a Path, root: &Path) -> Option<&'a Path> {
+    use std::os::unix::ffi::OsStrExt;
+    let (p, r) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    if let Some(rest) = p.strip_prefix(r) {
+        // `r` followed by nothing or a separator; or `r` is `/`.
+        if rest.is_empty() || rest[0] == b'/' || r.ends_with(b"/") {
+            let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+            // Another separator or a `.` next: not normalised, ask
+            // `strip_prefix`.
+            if !matches!(rest.first(), Some(b'/' | b'.')) {
+                return Some(Path::new(std::ffi::OsStr::from_bytes(rest)));
+            }
+        }
+    }
+    path.strip_prefix(root).ok()
+}
+
 /// Longest path accepted, in bytes (Linux `PATH_MAX` less the NUL).
 const MAX_PATH_BYTES: usize = 4095;
 /// Longest path component accepted, in bytes (Linux `NAME_MAX`).
@@ -322,5 +347,39 @@ pub(crate) fn io_error(path: &str, e: &std::io::Error) -> ScopeError {
             path: path.to_string(),
             message: e.to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn below_is_strip_prefix() {
+        let roots = ["/", "/ws", "/ws/sub", "/w"];
+        let paths = [
+            "/",
+            "/ws",
+            "/ws/",
+            "/ws/a",
+            "/ws/a/b",
+            "/wsx",
+            "/wsx/a",
+            "/w",
+            "/ws//a",
+            "//ws/a",
+            "/ws/./a",
+            "/ws/../etc",
+            "/etc/ws",
+            "/ws/sub",
+            "/ws/subx",
+            "/ws/sub/x",
+        ];
+        for r in roots {
+            for p in paths {
+                let (p, r) = (Path::new(p), Path::new(r));
+                assert_eq!(below(p, r), p.strip_prefix(r).ok(), "{p:?} below {r:?}");
+            }
+        }
     }
 }

@@ -93,7 +93,8 @@ impl Scope {
         shown: &str,
         lexical: &Path,
     ) -> Option<Result<(File, PathBuf, Metadata), ScopeError>> {
-        self.check_real(shown, lexical).ok()?;
+        // Exclusions were checked on this path by the caller.
+        self.root_of(lexical)?;
         // Refuse special files before opening them (as `open_checked`).
         let pre = std::fs::symlink_metadata(lexical).ok()?;
         if FileKind::of(&pre) != FileKind::File {
