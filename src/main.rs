@@ -14,12 +14,6 @@ use airlock::sandbox::{SandboxMode, SandboxOverrides, SandboxState};
 use airlock::session::{self, SessionOptions};
 use airlock::supervisor::{ApproveAllConfirmer, Confirmer, HeadlessConfirmer};
 
-/// The allocator: each call allocates and frees many small buffers
-/// (messages, records, paths), which mimalloc serves faster than the
-/// system's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// airlock supervises AI agents: read-only tool calls run at once, bash
 /// commands and file writes wait for your approval, and everything lands in
 /// an append-only audit trail.
