@@ -142,7 +142,7 @@ pub fn start_with(
             .collect(),
         excluded: scope.exclusions().patterns().to_vec(),
         tools: tools.names().map(String::from).collect(),
-        policy_mode: Some(opts.policy_mode.unwrap_or(cfg.mode)),
+        policy_mode: Some(opts.policy_mode.unwrap_or(cfg.mode).into()),
         rules: loaded
             .rules
             .iter()

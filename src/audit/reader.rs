@@ -424,15 +424,16 @@ mod tests {
         assert_eq!(e.line, 9);
     }
 
-    /// A newer airlock's `session_start` (a mode and a confirmer this one
-    /// does not know) is still read as the session's start.
+    /// A newer airlock's `session_start` (a mode, a confirmer and a policy
+    /// mode this one does not know) is still read as the session's start.
     #[test]
     fn a_newer_session_start_is_a_session_start() {
-        let line = br#"{"v":1,"seq":0,"ts":"2030-01-01T00:00:00Z","type":"session_start","session":"s","workspace":"/w","version":"9.0.0","pid":3,"mode":"serve-unix","confirmer":"slack","config_digest":"d","config_files":[],"roots":["/w"],"excluded":[],"tools":["read_file"],"policy_mode":"read-only","rules":[]}"#;
+        let line = br#"{"v":1,"seq":0,"ts":"2030-01-01T00:00:00Z","type":"session_start","session":"s","workspace":"/w","version":"9.0.0","pid":3,"mode":"serve-unix","confirmer":"slack","config_digest":"d","config_files":[],"roots":["/w"],"excluded":[],"tools":["read_file"],"policy_mode":"lenient","rules":[]}"#;
         let r = parse_record(1, line).unwrap();
         let RecordBody::Event(AuditEvent::SessionStart {
             mode,
             confirmer,
+            policy_mode,
             workspace,
             ..
         }) = &r.body
@@ -442,6 +443,10 @@ mod tests {
         assert_eq!(
             (mode.describe(), confirmer.describe(), workspace.as_str()),
             ("unknown", "unknown", "/w")
+        );
+        assert_eq!(
+            policy_mode.map(crate::call::PolicyMode::describe),
+            Some("unknown")
         );
     }
 

@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::call::{
-    AgentInfo, CallId, CallInfo, ConfirmerKind, Decision, Outcome, SessionMode, WriteAction,
+    AgentInfo, CallId, CallInfo, ConfirmerKind, Decision, Outcome, PolicyMode, SessionMode,
+    WriteAction,
 };
 
 /// The trail format version, in every line's `v`.
@@ -40,7 +41,7 @@ pub enum AuditEvent {
         tools: Vec<String>,
         /// The policy mode (absent in older trails).
         #[serde(default)]
-        policy_mode: Option<crate::policy::Mode>,
+        policy_mode: Option<PolicyMode>,
         /// The configured rules: `allow bash(cargo test *) (from FILE)`.
         #[serde(default)]
         rules: Vec<String>,
@@ -165,6 +166,18 @@ impl AuditEvent {
             Self::GrantRevoked { .. } => "grant_revoked",
             Self::RuleSaved { .. } => "rule_saved",
             Self::SessionEnd { .. } => "session_end",
+        }
+    }
+}
+
+/// The config's policy mode as the `session_start` record keeps it (the
+/// same word).
+impl From<crate::policy::Mode> for PolicyMode {
+    fn from(mode: crate::policy::Mode) -> Self {
+        match mode {
+            crate::policy::Mode::Default => Self::Default,
+            crate::policy::Mode::ReadOnly => Self::ReadOnly,
+            crate::policy::Mode::TrustEdits => Self::TrustEdits,
         }
     }
 }
@@ -311,7 +324,7 @@ mod tests {
         };
         assert_eq!(*mode, SessionMode::ServeStdio);
         assert_eq!(*confirmer, ConfirmerKind::ApproveAll);
-        assert_eq!(*policy_mode, Some(crate::policy::Mode::ReadOnly));
+        assert_eq!(*policy_mode, Some(PolicyMode::ReadOnly));
         let written = serde_json::to_value(&e).unwrap();
         let before: Value = serde_json::from_str(old).unwrap();
         assert_eq!(written, before, "written back word for word");
@@ -352,5 +365,29 @@ mod tests {
         assert_eq!(e.kind(), "session_start");
         let wrong = line.replace(r#""mode":"serve-unix""#, r#""mode":["supervisor"]"#);
         assert!(serde_json::from_str::<AuditEvent>(&wrong).is_err());
+    }
+
+    /// Every policy mode is recorded with the word the config reads.
+    #[test]
+    fn a_policy_mode_is_recorded_with_its_config_word() {
+        use clap::ValueEnum;
+        for &mode in crate::policy::Mode::value_variants() {
+            let recorded = PolicyMode::from(mode);
+            let word = serde_json::to_value(recorded).unwrap();
+            assert_eq!(word, serde_json::to_value(mode).unwrap(), "{mode:?}");
+            assert_eq!(recorded.describe(), mode.as_str());
+        }
+    }
+
+    /// A policy mode word this airlock does not know keeps the record a
+    /// `session_start` too, the word read as `Unknown`.
+    #[test]
+    fn an_unknown_policy_mode_reads_as_unknown() {
+        let line = r#"{"type":"session_start","session":"s","workspace":"/w","version":"9","pid":1,"mode":"supervisor","confirmer":"tui","config_digest":"d","config_files":[],"roots":[],"excluded":[],"tools":[],"policy_mode":"yolo","rules":[]}"#;
+        let e: AuditEvent = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let AuditEvent::SessionStart { policy_mode, .. } = &e else {
+            panic!("not a session start: {e:?}");
+        };
+        assert_eq!(policy_mode.map(PolicyMode::describe), Some("unknown"));
     }
 }

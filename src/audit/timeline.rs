@@ -12,8 +12,8 @@ use super::reader::{LineProblem, LineSource, RecordBody, TrailRecord, parse_reco
 use super::record::{AuditEvent, ChangeRecord};
 pub use crate::call::CallState;
 use crate::call::{
-    AgentInfo, ApprovedBy, CallId, CallInfo, ConfirmerKind, Decision, Outcome, RefusedBy,
-    SessionMode,
+    AgentInfo, ApprovedBy, CallId, CallInfo, ConfirmerKind, Decision, Outcome, PolicyMode,
+    RefusedBy, SessionMode,
 };
 
 /// Where a record sits in the trail.
@@ -53,7 +53,7 @@ pub struct SessionInfo {
     /// `tui`, `headless`, `approve-all` …
     pub confirmer: ConfirmerKind,
     /// The policy mode (absent in older trails).
-    pub policy_mode: Option<crate::policy::Mode>,
+    pub policy_mode: Option<PolicyMode>,
     /// The configured rules.
     pub rules: Vec<String>,
     /// Enabled tools.

@@ -24,6 +24,6 @@ pub use grant::GrantShape;
 pub use info::{CallId, CallInfo, CallView, EditField, Runner, Subject, ToolKind};
 pub use outcome::Outcome;
 pub use proposal::{Proposal, WriteAction};
-pub use session::{ConfirmerKind, SessionMode};
+pub use session::{ConfirmerKind, PolicyMode, SessionMode};
 pub use state::CallState;
 pub use verdict::{PolicyVerdict, Verdict, VerdictSource};

@@ -1,5 +1,5 @@
-//! How a session runs and who answers its "ask" verdicts, as the
-//! `session_start` record says them.
+//! How a session runs, who answers its "ask" verdicts and how strict its
+//! policy is, as the `session_start` record says them.
 
 use serde::{Deserialize, Serialize};
 
@@ -65,9 +65,39 @@ impl ConfirmerKind {
     }
 }
 
+/// The policy mode a session ran with (the `session_start` record's
+/// `policy_mode`): the config's `policy::Mode` as it was written, read
+/// back without refusing a word a newer airlock wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyMode {
+    /// `default`.
+    Default,
+    /// `read-only`.
+    ReadOnly,
+    /// `trust-edits`.
+    TrustEdits,
+    /// A word this airlock does not know, read from a trail a newer one
+    /// wrote (never written by this one; `unknown`).
+    #[serde(other)]
+    Unknown,
+}
+
+impl PolicyMode {
+    /// The word people read, the same as the trail's.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::ReadOnly => "read-only",
+            Self::TrustEdits => "trust-edits",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{ConfirmerKind, SessionMode};
+    use super::{ConfirmerKind, PolicyMode, SessionMode};
 
     #[test]
     fn the_trail_words_are_the_words_people_read() {
@@ -93,6 +123,16 @@ mod tests {
             assert_eq!(word, c.describe());
             assert_eq!(serde_json::from_value::<ConfirmerKind>(word).unwrap(), c);
         }
+        for m in [
+            PolicyMode::Default,
+            PolicyMode::ReadOnly,
+            PolicyMode::TrustEdits,
+            PolicyMode::Unknown,
+        ] {
+            let word = serde_json::to_value(m).unwrap();
+            assert_eq!(word, m.describe());
+            assert_eq!(serde_json::from_value::<PolicyMode>(word).unwrap(), m);
+        }
     }
 
     #[test]
@@ -104,6 +144,8 @@ mod tests {
         assert_eq!(mode, SessionMode::Unknown);
         let c: ConfirmerKind = serde_json::from_str(r#""slack""#).unwrap();
         assert_eq!((c, c.describe()), (ConfirmerKind::Unknown, "unknown"));
+        let p: PolicyMode = serde_json::from_str(r#""yolo""#).unwrap();
+        assert_eq!((p, p.describe()), (PolicyMode::Unknown, "unknown"));
         // Not a word at all is still refused.
         assert!(serde_json::from_str::<SessionMode>("7").is_err());
     }

@@ -12,7 +12,7 @@ use super::mapped::{airlock_tool, airlock_tools, one_line, unreadable};
 use crate::call::{CallView, EditField, Subject, ToolKind};
 use crate::scope::Scope;
 use crate::tools::ToolError;
-use crate::tools::readonly::{FIND, GREP, LS, READ_FILE};
+use crate::tools::readonly::{FIND, GREP, LS, READ_FILE, read_file_args};
 use crate::tools::{bash, write};
 
 /// One of the agents' shell tools: bash's rules and grants cover it.
@@ -254,10 +254,8 @@ fn read_path(native: &str, tool: &str, path: Option<&str>, scope: &Scope, file: 
     };
     let mut call = NativeCall::new(ToolKind::Read, tool, one_line(&format!("{native} {path}")));
     let checked = if file {
-        let mut args = Map::new();
-        args.insert("path".into(), Value::String(path.to_string()));
         airlock_tool(READ_FILE)
-            .prepare(&args, scope)
+            .prepare(&read_file_args(path), scope)
             .map(|inv| inv.subject())
     } else {
         scope

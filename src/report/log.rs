@@ -12,7 +12,7 @@ use super::{Paint, Style, fit, local_time, timing};
 use crate::audit::AuditEvent;
 use crate::audit::reader::LineProblem;
 use crate::audit::timeline::{CallEntry, DecisionClass, Entry, SessionEvent, Timeline};
-use crate::call::{CallState, Decision, Outcome, RefusedBy};
+use crate::call::{CallState, Decision, Outcome, PolicyMode, RefusedBy};
 
 /// Human text or the raw JSON lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -311,7 +311,7 @@ pub fn event_line(e: &SessionEvent, style: Style) -> String {
             "session {session} started on {workspace} (airlock {version}, {}, confirmer {}, mode {})",
             mode.describe(),
             confirmer.describe(),
-            policy_mode.map_or("", crate::policy::Mode::as_str)
+            policy_mode.map_or("", PolicyMode::describe)
         ),
         Some(AuditEvent::SessionEnd { reason }) => format!("session ended: {reason}"),
         Some(AuditEvent::AgentConnected { agent }) => {

@@ -95,7 +95,7 @@ fn summary(event: &AuditEvent) -> (String, Tone) {
         } => plain(format!(
             "session {session} started on {workspace} (confirmer {}, mode {})",
             confirmer.describe(),
-            policy_mode.map_or("", crate::policy::Mode::as_str)
+            policy_mode.map_or("", crate::call::PolicyMode::describe)
         )),
         AuditEvent::SessionEnd { reason } => plain(format!("session ended: {reason}")),
         AuditEvent::AgentConnected { agent } => plain(format!("agent {} connected", agent.name)),

@@ -28,7 +28,7 @@ mod testutil;
 pub use find::NAME as FIND;
 pub use grep::NAME as GREP;
 pub use ls::NAME as LS;
-pub use read_file::NAME as READ_FILE;
+pub use read_file::{NAME as READ_FILE, args as read_file_args};
 
 /// Every read-only tool.
 pub fn all() -> Vec<Arc<dyn Tool>> {

@@ -19,6 +19,13 @@ const MAX_LINE: usize = 2000;
 
 /// The tool's name.
 pub const NAME: &str = "read_file";
+/// The argument naming the file to read.
+pub const PATH: &str = "path";
+
+/// The arguments of a call that reads `path` from its start.
+pub fn args(path: &str) -> Map<String, Value> {
+    Map::from_iter([(PATH.to_string(), Value::String(path.to_string()))])
+}
 
 /// The `read_file` tool.
 pub struct ReadFile {
@@ -42,7 +49,7 @@ impl ReadFile {
                 kind: ToolKind::Read,
                 input_schema: object_schema(
                     json!({
-                        "path": text::path_prop("File to read, relative to the workspace (or absolute inside it)."),
+                        PATH: text::path_prop("File to read, relative to the workspace (or absolute inside it)."),
                         "offset": text::int_prop("1-based line number to start at.", 1, 1, u64::from(u32::MAX)),
                         "limit": {
                             "type": "integer",
@@ -51,7 +58,7 @@ impl ReadFile {
                             "maximum": MAX_LIMIT,
                         },
                     }),
-                    &["path"],
+                    &[PATH],
                 ),
             },
         }
@@ -78,7 +85,7 @@ impl Tool for ReadFile {
     }
 
     fn subject_args(&self) -> &'static [&'static str] {
-        &["path"]
+        &[PATH]
     }
 
     fn prepare(
