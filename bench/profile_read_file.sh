@@ -92,7 +92,9 @@ share = {}
 for line in open(report):
     m = re.match(r"\s+([\d.]+)%\s+[\d.]+%\s+\[[.k]\]\s+(.*)$", line)
     if m:
-        sym = m.group(2).strip()
+        # An inlined copy (a release build with LTO inlines most stages)
+        # counts as the function itself.
+        sym = re.sub(r" \(inlined\)$", "", m.group(2).strip())
         share[sym] = max(share.get(sym, 0.0), float(m.group(1)))
 
 def stage(*patterns):

@@ -30,7 +30,7 @@ pub enum AuditError {
     },
     /// A record could not be serialized.
     #[error("audit record could not be serialized: {0}")]
-    Serialize(#[from] serde_json::Error),
+    Serialize(String),
 }
 
 #[derive(Serialize)]
@@ -171,7 +171,10 @@ impl AuditLog {
                 // string): always ASCII.
                 prev: std::str::from_utf8(&prev).unwrap_or(GENESIS),
             };
-            serde_json::to_writer(&mut st.buf, &env)?;
+            // `sonic-rs` writes the JSON `serde_json` writes (tested),
+            // escaping strings faster; the hash is over these bytes.
+            sonic_rs::to_writer(&mut st.buf, &env)
+                .map_err(|e| AuditError::Serialize(e.to_string()))?;
             // The record is `{…}`; hash the bytes as they are, then splice
             // the hash in.
             let digest = Sha256::digest(&st.buf[start..]);
@@ -230,5 +233,60 @@ impl AuditLog {
             path: self.path.clone(),
             source,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    /// Each line is what `serde_json` writes for the same record (the
+    /// trail's bytes do not depend on the faster serializer), chained.
+    #[test]
+    fn records_are_written_as_serde_json_writes_them() {
+        let odd = "\u{0}\u{1f}\"\\\n\t é 𝄞 \u{7f} \u{2028} </script>";
+        let agent = serde_json::json!({"id": 1, "name": odd, "version": "1"});
+        let lines = [
+            serde_json::json!({"type": "agent_connected", "agent": agent}),
+            serde_json::json!({"type": "call_requested", "call": {"id": 1, "agent": agent,
+                "tool": "bash", "kind": "exec", "args": {"command": odd, "n": -1.5e300,
+                "list": [null, true, 9_007_199_254_740_993_u64]},
+                "summary": odd, "received_at": "2026-01-02T03:04:05.123456789Z"}}),
+            serde_json::json!({"type": "call_decided", "call_id": 1, "approved": true, "by": "user"}),
+            serde_json::json!({"type": "call_finished", "call_id": 1, "status": "ok",
+                "duration_ms": 1, "is_error": false, "truncated": false, "output_bytes": 3,
+                "output_sha256": "ab", "excerpt": odd}),
+            serde_json::json!({"type": "protocol_error", "error": odd, "excerpt": odd}),
+        ];
+        let events: Vec<AuditEvent> = lines
+            .iter()
+            .map(|l| serde_json::from_value(l.clone()).unwrap())
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let log = AuditLog::create(&path).unwrap();
+        log.append(&events[0]).unwrap();
+        log.append_all(&events[1..].iter().collect::<Vec<_>>())
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut prev = GENESIS.to_string();
+        for (line, event) in text.lines().zip(&events) {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let env = Envelope {
+                v: FORMAT_VERSION,
+                seq: v["seq"].as_u64().unwrap(),
+                ts: v["ts"].as_str().unwrap().to_string(),
+                event,
+                prev: &prev,
+            };
+            let mut want = serde_json::to_string(&env).unwrap();
+            want.pop();
+            let hash = v["hash"].as_str().unwrap().to_string();
+            assert_eq!(line, format!("{want},\"hash\":\"{hash}\"}}"));
+            prev = hash;
+        }
+        assert_eq!(text.lines().count(), events.len());
     }
 }

@@ -103,6 +103,15 @@ impl EventBus {
         let _ = self.sender.send(event);
     }
 
+    /// Like [`EventBus::emit`], building the event only when someone
+    /// listens (an event that copies a call's output costs nothing when
+    /// no front end is attached).
+    pub fn emit_with(&self, event: impl FnOnce() -> Event) {
+        if self.sender.receiver_count() > 0 {
+            self.emit(event());
+        }
+    }
+
     /// A new subscriber that sees events from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.sender.subscribe()

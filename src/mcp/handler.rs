@@ -257,7 +257,9 @@ impl ServerHandler for AirlockHandler {
         let offload = self.offload_for(&request.name);
         let supervisor = self.supervisor.clone();
         let (ct, name, args) = (context.ct.clone(), request.name, request.arguments);
-        let call = async move { supervisor.call(&agent, &name, args, ct, on_wait).await };
+        // Boxed: rmcp copies each request's whole future into its task, and
+        // the pipeline's state is most of it.
+        let call = Box::pin(async move { supervisor.call(&agent, &name, args, ct, on_wait).await });
         let result = match offload {
             Some(runtime) => {
                 let running = runtime.spawn(call);

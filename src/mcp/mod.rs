@@ -20,6 +20,8 @@ use crate::supervisor::Supervisor;
 pub mod discovery;
 pub mod handler;
 pub mod http;
+mod line_out;
+mod plain_call;
 pub mod relay;
 mod request_id;
 mod socket;

@@ -22,15 +22,13 @@ use rmcp::model::{
 };
 use rmcp::transport::Transport;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::task::JoinHandle;
+
+use super::line_out::LineOut;
 
 /// The longest message (one line) airlock accepts: 16 MiB.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
-
-/// Outgoing lines waiting for the writer task.
-const OUT_QUEUE: usize = 256;
 
 /// Bytes of an oversized line's start and end kept to find its id in.
 const ID_WINDOW: usize = 64 * 1024;
@@ -67,13 +65,14 @@ pub struct LineTransport<R> {
     /// The start and the end (so far) of the line being skipped.
     skipped_head: Vec<u8>,
     skipped_tail: Vec<u8>,
-    /// An error reply not yet queued (kept here so a cancelled `receive`
+    /// An error reply not yet sent (kept here so a cancelled `receive`
     /// loses nothing).
     pending_reply: Option<Vec<u8>>,
     /// False until the client sent a request that starts a lifecycle;
     /// rmcp ends a connection whose first message is not a request.
     started: bool,
-    out: Option<mpsc::Sender<Vec<u8>>>,
+    out: Option<LineOut>,
+    /// The task that writes what the peer could not take at once.
     writer: Option<JoinHandle<()>>,
     /// Told about every message answered with an error here (to audit it).
     on_rejected: Option<RejectHook>,
@@ -94,8 +93,7 @@ where
     where
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = mpsc::channel(OUT_QUEUE);
-        let writer = tokio::spawn(write_lines(write, rx));
+        let (out, writer) = LineOut::start(write);
         Self {
             reader: BufReader::with_capacity(64 * 1024, read),
             line: Vec::new(),
@@ -104,7 +102,7 @@ where
             skipped_tail: Vec::new(),
             pending_reply: None,
             started: false,
-            out: Some(tx),
+            out: Some(out),
             writer: Some(writer),
             on_rejected: None,
             input_closed: None,
@@ -193,23 +191,20 @@ where
         }
     }
 
-    /// Queue a reply that is waiting, if any. False when the output is gone.
+    /// Send a reply that is waiting, if any (then wait while a peer that
+    /// does not read has too much queued). False when the output is gone.
     async fn flush_pending_reply(&mut self) -> bool {
-        if self.pending_reply.is_none() {
+        let Some(reply) = self.pending_reply.take() else {
             return true;
-        }
-        let Some(out) = self.out.as_ref() else {
+        };
+        let Some(out) = self.out.clone() else {
             return false;
         };
-        match out.reserve().await {
-            Ok(permit) => {
-                if let Some(reply) = self.pending_reply.take() {
-                    permit.send(reply);
-                }
-                true
-            }
-            Err(_) => false,
+        if out.push(reply).is_err() {
+            return false;
         }
+        out.room().await;
+        true
     }
 }
 
@@ -223,20 +218,23 @@ where
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
+        // Written (or queued whole) here, not in the future: a line is
+        // never cut by a caller that drops the future.
         let out = self.out.clone();
-        let bytes = encode(&item);
+        let sent = match (encode(&item), &out) {
+            (Ok(bytes), Some(o)) => o.push(bytes),
+            (Err(e), _) => Err(e),
+            (Ok(_), None) => Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "the transport is closed",
+            )),
+        };
         async move {
-            let bytes = bytes?;
-            match out {
-                Some(out) => out
-                    .send(bytes)
-                    .await
-                    .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the peer is gone")),
-                None => Err(io::Error::new(
-                    io::ErrorKind::NotConnected,
-                    "the transport is closed",
-                )),
+            sent?;
+            if let Some(out) = out {
+                out.room().await;
             }
+            Ok(())
         }
     }
 
@@ -244,6 +242,12 @@ where
         loop {
             if !self.flush_pending_reply().await {
                 return None;
+            }
+            // The back-pressure: a peer that does not read its replies is
+            // not read from either, so what is queued for it stays bounded
+            // (rmcp sends replies without waiting for them).
+            if let Some(out) = &self.out {
+                out.room().await;
             }
             let classified = match self.read_line().await {
                 Line::Complete => {
@@ -302,9 +306,11 @@ where
     }
 
     async fn close(&mut self) -> Result<(), io::Error> {
-        // Dropping our sender lets the writer drain what is queued, then
-        // shut its side down (the peer sees EOF).
-        self.out = None;
+        // The writer drains what is queued, then shuts its side down (the
+        // peer sees EOF).
+        if let Some(out) = self.out.take() {
+            out.close();
+        }
         if let Some(writer) = self.writer.take() {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
         }
@@ -312,32 +318,11 @@ where
     }
 }
 
-/// Write queued lines, flushing whenever the queue runs dry; shut the
-/// stream down once every sender is gone.
-async fn write_lines<W: AsyncWrite + Unpin>(write: W, mut rx: mpsc::Receiver<Vec<u8>>) {
-    let mut w = BufWriter::with_capacity(64 * 1024, write);
-    'outer: while let Some(first) = rx.recv().await {
-        if let Err(e) = w.write_all(&first).await {
-            tracing::debug!("writing to the peer failed: {e}");
-            break;
-        }
-        while let Ok(more) = rx.try_recv() {
-            if let Err(e) = w.write_all(&more).await {
-                tracing::debug!("writing to the peer failed: {e}");
-                break 'outer;
-            }
-        }
-        if let Err(e) = w.flush().await {
-            tracing::debug!("flushing to the peer failed: {e}");
-            break;
-        }
-    }
-    rx.close();
-    let _ = w.shutdown().await;
-}
-
+/// A reply as a line. `sonic-rs` writes the same JSON as `serde_json`
+/// from the same `Serialize` impls, escaping strings with SIMD: a file's
+/// text is most of a reply.
 fn encode(msg: &ServerJsonRpcMessage) -> io::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec(msg).map_err(io::Error::other)?;
+    let mut bytes = sonic_rs::to_vec(msg).map_err(io::Error::other)?;
     bytes.push(b'\n');
     Ok(bytes)
 }
@@ -393,6 +378,9 @@ fn classify(raw: &[u8]) -> Classified {
     line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return Classified::Ignore;
+    }
+    if let Some(call) = super::plain_call::parse(line) {
+        return Classified::Message(call);
     }
     let err = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
         Ok(ClientJsonRpcMessage::Request(req)) => {
@@ -535,6 +523,8 @@ pub(crate) fn params_error(method: &str, params: Option<&Value>) -> Option<Strin
 
 #[cfg(test)]
 mod tests {
+    use tokio::io::AsyncWriteExt;
+
     use super::*;
 
     fn reply(c: Classified) -> Value {
@@ -542,6 +532,45 @@ mod tests {
             Classified::Reply(r) => serde_json::to_value(r).unwrap(),
             Classified::Message(m) => panic!("expected a reply, got {m:?}"),
             Classified::Ignore => panic!("expected a reply, got ignore"),
+        }
+    }
+
+    #[test]
+    fn replies_are_written_as_serde_json_writes_them() {
+        use rmcp::model::{CallToolResult, ContentBlock, ServerResult};
+        let text = "\u{0}\u{1f}\"\\\n\t\r\u{8}\u{c} é 𝄞 \u{7f} \u{2028}\u{2029} </script>";
+        let mut with_structure = CallToolResult::success(vec![ContentBlock::text(text)]);
+        with_structure.structured_content = Some(serde_json::json!({
+            "f": 1.5, "tiny": 5e-324, "big": 1e300, "neg0": -0.0, "max": u64::MAX,
+            "min": i64::MIN, "s": text, "nested": [null, true, {"k": []}],
+        }));
+        let messages = [
+            ServerJsonRpcMessage::response(
+                ServerResult::CallToolResult(CallToolResult::success(vec![ContentBlock::text(
+                    text,
+                )])),
+                RequestId::Number(7),
+            ),
+            ServerJsonRpcMessage::response(
+                ServerResult::CallToolResult(with_structure),
+                RequestId::String("id \u{1}".into()),
+            ),
+            ServerJsonRpcMessage::response(
+                ServerResult::CallToolResult(CallToolResult::error(vec![ContentBlock::text("no")])),
+                RequestId::Number(i64::MIN),
+            ),
+            ServerJsonRpcMessage::error(
+                ErrorData::invalid_params(text, None),
+                Some(RequestId::Number(1)),
+            ),
+        ];
+        for m in &messages {
+            let mut want = serde_json::to_vec(m).unwrap();
+            want.push(b'\n');
+            assert_eq!(
+                String::from_utf8(encode(m).unwrap()).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
         }
     }
 
@@ -662,6 +691,47 @@ mod tests {
                 .unwrap()
                 .contains("too large")
         );
+    }
+
+    #[tokio::test]
+    async fn a_peer_that_does_not_read_its_replies_is_not_read_from() {
+        let (mut client, server) = tokio::io::duplex(64 * 1024);
+        let (read, write) = tokio::io::split(server);
+        let mut t = LineTransport::new(read, write);
+        let text = "x".repeat(1024 * 1024);
+        for i in 0..6 {
+            let result =
+                rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(
+                    text.clone(),
+                )]);
+            let reply = ServerJsonRpcMessage::response(
+                rmcp::model::ServerResult::CallToolResult(result),
+                RequestId::Number(i),
+            );
+            drop(t.send(reply));
+        }
+        client
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n")
+            .await
+            .unwrap();
+        let held = tokio::time::timeout(std::time::Duration::from_millis(300), t.receive()).await;
+        assert!(
+            held.is_err(),
+            "a request was read with 6 MiB of replies unread"
+        );
+        let reading = tokio::spawn(async move {
+            let mut sink = Vec::new();
+            let _ = tokio::io::AsyncReadExt::read_to_end(&mut client, &mut sink).await;
+            sink.len()
+        });
+        let got = tokio::time::timeout(std::time::Duration::from_secs(10), t.receive()).await;
+        assert!(
+            matches!(got, Ok(Some(ClientJsonRpcMessage::Request(_)))),
+            "once the replies are read the request comes: {got:?}"
+        );
+        t.close().await.unwrap();
+        drop(t);
+        assert!(reading.await.unwrap() > 6 * 1024 * 1024);
     }
 
     #[tokio::test]

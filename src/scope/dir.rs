@@ -143,8 +143,7 @@ impl Scope {
     /// a walk entry), if any. Paths outside every root match nothing here;
     /// [`Scope::check_real`] refuses those.
     pub fn excluded_by(&self, real: &Path) -> Option<&str> {
-        let root = self.root_of(real)?;
-        let rel = real.strip_prefix(root).ok()?;
+        let (_, rel) = self.within_root(real)?;
         self.exclusions().matches(rel)
     }
 }

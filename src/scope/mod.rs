@@ -3,11 +3,14 @@
 //! A path is resolved against the workspace, fully canonicalised (`..`,
 //! symlinks, dangling symlinks), and must land inside an allowed root and
 //! match no exclusion pattern. Files are then opened and the opened object is
-//! checked again through `/proc/self/fd`, so the I/O happens on exactly what
-//! was checked (no check-then-open race).
+//! checked again through `/proc/self/fd` (or opened with
+//! `openat2(RESOLVE_NO_SYMLINKS)` on a filesystem that cannot fold case,
+//! where the checked name is the opened file's name), so the I/O happens on
+//! exactly what was checked (no check-then-open race).
 
 mod config;
 mod dir;
+mod exact;
 mod exclude;
 mod links;
 mod open;
@@ -102,6 +105,9 @@ pub struct Scope {
     deny_read: Vec<PathBuf>,
     hard_links: HardLinks,
     secret_inodes: Arc<links::SecretInodes>,
+    /// Devices of roots whose filesystem cannot fold case: there a checked
+    /// name is the name of what it opens (`exact`).
+    exact_devices: Vec<u64>,
 }
 
 impl Scope {
@@ -131,6 +137,11 @@ impl Scope {
                 roots.push(r);
             }
         }
+        let kernel = exact::Kernel::probe();
+        let exact_devices = roots
+            .iter()
+            .filter_map(|r| exact::exact_device(r, kernel))
+            .collect();
         let exclusions = Exclusions::new(excluded).map_err(|message| ScopeError::Invalid {
             path: "excluded".into(),
             message,
@@ -142,6 +153,7 @@ impl Scope {
             deny_read: Vec::new(),
             hard_links: HardLinks::default(),
             secret_inodes: Arc::default(),
+            exact_devices,
         })
     }
 
@@ -217,10 +229,15 @@ impl Scope {
 
     /// The root containing `real` (a canonical path), if any.
     pub fn root_of(&self, real: &Path) -> Option<&Path> {
-        self.roots
-            .iter()
-            .map(PathBuf::as_path)
-            .find(|r| real.starts_with(r))
+        self.within_root(real).map(|(root, _)| root)
+    }
+
+    /// The root containing `real` and `real` relative to it.
+    pub(crate) fn within_root<'s, 'p>(&'s self, real: &'p Path) -> Option<(&'s Path, &'p Path)> {
+        self.roots.iter().find_map(|r| {
+            let rel = below(real, r)?;
+            Some((r.as_path(), rel))
+        })
     }
 
     /// Check a canonical path: inside a root and not excluded.
@@ -279,6 +296,26 @@ impl Scope {
     }
 }
 
+/// `path` relative to `root` when `path` is `root` or below it: what
+/// `Path::strip_prefix` says, found first by comparing bytes (both
+/// normalised, the common case), component by component otherwise.
+fn below<'a>(path: &'a Path, root: &Path) -> Option<&'a Path> {
+    use std::os::unix::ffi::OsStrExt;
+    let (p, r) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    if let Some(rest) = p.strip_prefix(r) {
+        // `r` followed by nothing or a separator; or `r` is `/`.
+        if rest.is_empty() || rest[0] == b'/' || r.ends_with(b"/") {
+            let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+            // Another separator or a `.` next: not normalised, ask
+            // `strip_prefix`.
+            if !matches!(rest.first(), Some(b'/' | b'.')) {
+                return Some(Path::new(std::ffi::OsStr::from_bytes(rest)));
+            }
+        }
+    }
+    path.strip_prefix(root).ok()
+}
+
 /// Longest path accepted, in bytes (Linux `PATH_MAX` less the NUL).
 const MAX_PATH_BYTES: usize = 4095;
 /// Longest path component accepted, in bytes (Linux `NAME_MAX`).
@@ -310,5 +347,39 @@ pub(crate) fn io_error(path: &str, e: &std::io::Error) -> ScopeError {
             path: path.to_string(),
             message: e.to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn below_is_strip_prefix() {
+        let roots = ["/", "/ws", "/ws/sub", "/w"];
+        let paths = [
+            "/",
+            "/ws",
+            "/ws/",
+            "/ws/a",
+            "/ws/a/b",
+            "/wsx",
+            "/wsx/a",
+            "/w",
+            "/ws//a",
+            "//ws/a",
+            "/ws/./a",
+            "/ws/../etc",
+            "/etc/ws",
+            "/ws/sub",
+            "/ws/subx",
+            "/ws/sub/x",
+        ];
+        for r in roots {
+            for p in paths {
+                let (p, r) = (Path::new(p), Path::new(r));
+                assert_eq!(below(p, r), p.strip_prefix(r).ok(), "{p:?} below {r:?}");
+            }
+        }
     }
 }

@@ -80,16 +80,21 @@ impl Scope {
     /// first: a path with no symbolic link anywhere on it is its own
     /// canonical form, so the lexical path is checked and then opened with
     /// `openat2(RESOLVE_NO_SYMLINKS)`, which fails rather than follow a
-    /// link. The opened object is then checked like any other (its kind,
-    /// its path through `/proc/self/fd`, its links). `None`: take the
-    /// general way (a link on the path, no `openat2`, the path refused or
-    /// not a regular file — the general way says why, in its words).
+    /// link (`tests/scope_open_race.rs`). The kernel followed no link on
+    /// the way and the lexical path has no `..` left, so on a filesystem
+    /// that cannot fold case (`exact`) the object opened is the one named
+    /// by the checked path, and its name need not be asked of
+    /// `/proc/self/fd` again; elsewhere it is. Its kind and links are
+    /// checked either way. `None`: take the general way (a link on the
+    /// path, no `openat2`, the path refused or not a regular file — the
+    /// general way says why, in its words).
     fn open_unlinked(
         &self,
         shown: &str,
         lexical: &Path,
     ) -> Option<Result<(File, PathBuf, Metadata), ScopeError>> {
-        self.check_real(shown, lexical).ok()?;
+        // Exclusions were checked on this path by the caller.
+        self.root_of(lexical)?;
         // Refuse special files before opening them (as `open_checked`).
         let pre = std::fs::symlink_metadata(lexical).ok()?;
         if FileKind::of(&pre) != FileKind::File {
@@ -107,7 +112,18 @@ impl Scope {
             rustix::fs::ResolveFlags::NO_SYMLINKS,
         )
         .ok()?;
-        Some(self.verify_opened(shown, lexical, File::from(fd)))
+        let file = File::from(fd);
+        let meta = match regular_file(shown, &file) {
+            Ok(meta) => meta,
+            Err(e) => return Some(Err(e)),
+        };
+        if !self.exact_devices.contains(&meta.dev()) {
+            return Some(self.verify_named(shown, lexical, file, meta));
+        }
+        Some(
+            self.check_links(shown, lexical, &meta)
+                .map(|()| (file, lexical.to_path_buf(), meta)),
+        )
     }
 
     /// The checks of an opened file: a regular file, at a path inside the
@@ -119,14 +135,20 @@ impl Scope {
         real: &Path,
         file: File,
     ) -> Result<(File, PathBuf, Metadata), ScopeError> {
-        let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
-        let kind = FileKind::of(&meta);
-        if kind != FileKind::File {
-            return Err(ScopeError::NotRegularFile {
-                path: shown.to_string(),
-                kind: kind.as_str().into(),
-            });
-        }
+        let meta = regular_file(shown, &file)?;
+        self.verify_named(shown, real, file, meta)
+    }
+
+    /// The checks of an opened regular file by its own name (through
+    /// `/proc/self/fd`): inside the scope, and not another name of a
+    /// secret.
+    fn verify_named(
+        &self,
+        shown: &str,
+        real: &Path,
+        file: File,
+        meta: Metadata,
+    ) -> Result<(File, PathBuf, Metadata), ScopeError> {
         // Check the object actually opened, not the name we opened it by.
         let opened = opened_path(&file, real, &meta).map_err(|e| io_error(shown, &e))?;
         self.check_real(shown, &opened)?;
@@ -188,6 +210,19 @@ impl Scope {
             .map_err(|e| io_error(shown, &e))?;
         self.verify_opened(shown, real, file)
     }
+}
+
+/// The `fstat` of an opened file, which must be a regular file.
+fn regular_file(shown: &str, file: &File) -> Result<Metadata, ScopeError> {
+    let meta = file.metadata().map_err(|e| io_error(shown, &e))?;
+    let kind = FileKind::of(&meta);
+    if kind != FileKind::File {
+        return Err(ScopeError::NotRegularFile {
+            path: shown.to_string(),
+            kind: kind.as_str().into(),
+        });
+    }
+    Ok(meta)
 }
 
 /// The canonical path of an open file, via `/proc/self/fd`; where `/proc` is

@@ -57,11 +57,8 @@ impl<'a> CallResult<'a> {
 impl Supervisor {
     /// Record that `info` arrived (`call_requested`) and announce it.
     pub fn record_requested(&self, info: &CallInfo) -> Result<(), AuditError> {
-        let requested = AuditEvent::CallRequested { call: info.clone() };
-        self.audit.append(&requested)?;
-        if let AuditEvent::CallRequested { call } = requested {
-            self.events.emit(Event::CallReceived(call));
-        }
+        self.audit.append(&requested(info))?;
+        self.events.emit_with(|| Event::CallReceived(info.clone()));
         Ok(())
     }
 
@@ -82,12 +79,9 @@ impl Supervisor {
         info: &CallInfo,
         decision: &Decision,
     ) -> Result<(), AuditError> {
-        let requested = AuditEvent::CallRequested { call: info.clone() };
         self.audit
-            .append_all(&[&requested, &decided(info, decision)])?;
-        if let AuditEvent::CallRequested { call } = requested {
-            self.events.emit(Event::CallReceived(call));
-        }
+            .append_all(&[&requested(info), &decided(info, decision)])?;
+        self.events.emit_with(|| Event::CallReceived(info.clone()));
         self.decision_recorded(info, decision)
     }
 
@@ -97,7 +91,7 @@ impl Supervisor {
         if decision.is_approved() && info.kind != Some(crate::call::ToolKind::Read) {
             self.audit.sync_data()?;
         }
-        self.events.emit(Event::CallDecided {
+        self.events.emit_with(|| Event::CallDecided {
             id: info.id,
             decision: decision.clone(),
         });
@@ -139,7 +133,7 @@ impl Supervisor {
             exit_code: r.exit_code,
             file_sha256: r.file_sha256,
         });
-        self.events.emit(Event::CallFinished {
+        self.events.emit_with(|| Event::CallFinished {
             id,
             outcome: CallOutcome {
                 status: r.outcome,
@@ -184,6 +178,11 @@ impl Supervisor {
         result.proposal = info.proposal.as_deref();
         self.record_result(info.id, result);
     }
+}
+
+/// The `call_requested` record of `info`.
+fn requested(info: &CallInfo) -> AuditEvent {
+    AuditEvent::CallRequested { call: info.clone() }
 }
 
 /// The `call_decided` record of `decision` about `info`.

@@ -54,7 +54,10 @@ impl Supervisor {
             };
             return (out, outcome, started);
         }
+        // The call first: a read that is done at once never sets up the
+        // timer or the cancellation waits.
         let (out, outcome) = tokio::select! {
+            biased;
             out = run => { let o = Outcome::of_run(out.is_error); (out, o) }
             () = tokio::time::sleep(timeout) => {
                 run_cancel.cancel();

@@ -138,7 +138,7 @@ fn read(f: &Opened, asked: Window, ctx: &RunContext) -> ToolOutput {
         Err(out) => return out,
     };
     let content = text::lossy(&read.bytes);
-    let total = text::lines(&content).count() as u64;
+    let total = u64::try_from(text::line_count(&content)).unwrap_or(u64::MAX);
     let at_least = if read.cut { "at least " } else { "" };
     if total == 0 {
         return ToolOutput::ok(format!("[{} is empty]", f.shown));

@@ -91,11 +91,29 @@ pub(crate) struct Bounded {
     pub cut: bool,
 }
 
-/// Read at most `max` bytes of `file` from its current position.
+/// Read at most `max` bytes of `file` from its current position (`size`
+/// is its length from `fstat`).
 fn read_bounded(file: &File, size: u64, max: u64) -> io::Result<Bounded> {
-    let mut bytes = Vec::with_capacity(size.min(max).min(1 << 20) as usize);
+    let cap = usize::try_from(size.min(max).min(1 << 20)).unwrap_or(1 << 20);
+    let mut bytes = Vec::with_capacity(cap + 1);
     let r: &File = file;
-    r.take(max).read_to_end(&mut bytes)?;
+    let mut r = r.take(max);
+    if size > 0 && size < max && cap == usize::try_from(size).unwrap_or(0) {
+        // One read asking for a byte more than the file held when it was
+        // opened: when exactly that many come, the file has been read as
+        // it was (no read that returns nothing is needed to find its end).
+        bytes.resize(cap + 1, 0);
+        let n = match r.read(&mut bytes) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => 0,
+            Err(e) => return Err(e),
+        };
+        bytes.truncate(n);
+        if n == cap {
+            return Ok(Bounded { bytes, cut: false });
+        }
+    }
+    r.read_to_end(&mut bytes)?;
     let cut = bytes.len() as u64 >= max && size > max;
     Ok(Bounded { bytes, cut })
 }
@@ -228,7 +246,26 @@ pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
     let body = text.strip_suffix('\n').unwrap_or(text);
     let empty = text.is_empty();
-    body.split('\n').filter(move |_| !empty)
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', body.as_bytes())
+        .chain(std::iter::once(body.len()))
+        .filter(move |_| !empty)
+        .map(move |end| {
+            // `\n` is one byte and never inside a character: both ends are
+            // character boundaries.
+            let line = body.get(start..end).unwrap_or_default();
+            start = end + 1;
+            line
+        })
+}
+
+/// How many lines [`lines`] gives, counted without splitting.
+pub(crate) fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    memchr::memchr_iter(b'\n', body.as_bytes()).count() + 1
 }
 
 /// A path or name for display on one line: control characters (a newline
@@ -282,6 +319,15 @@ mod tests {
         assert_eq!(lines("a\n").collect::<Vec<_>>(), ["a"]);
         assert_eq!(lines("a\n\nb").collect::<Vec<_>>(), ["a", "", "b"]);
         assert_eq!(lines("\n").collect::<Vec<_>>(), [""]);
+        assert_eq!(lines("é\nü\n\n").collect::<Vec<_>>(), ["é", "ü", ""]);
+        for t in ["", "a", "a\n", "a\n\nb", "\n", "\n\n", "x\ny\n"] {
+            assert_eq!(line_count(t), lines(t).count(), "{t:?}");
+            assert_eq!(
+                lines(t).collect::<Vec<_>>(),
+                t.lines().collect::<Vec<_>>(),
+                "{t:?}"
+            );
+        }
     }
 
     #[test]
@@ -295,6 +341,39 @@ mod tests {
     fn escape_control_characters() {
         assert_eq!(escape("a b/ü.txt"), "a b/ü.txt");
         assert_eq!(escape("evil\nfake:1:line"), "evil\\nfake:1:line");
+    }
+
+    #[test]
+    fn a_bounded_read_gets_the_whole_file_whatever_fstat_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let body: Vec<u8> = (0..5000u32)
+            .map(|i| b'a' + u8::try_from(i % 26).unwrap())
+            .collect();
+        std::fs::write(&p, &body).unwrap();
+        let f = File::open(&p).unwrap();
+        // fstat's size, a stale smaller one (the file grew: more than that
+        // came, so the read goes on), a larger one, zero (as procfs says),
+        // and a limit below the size.
+        let got = |size, max| {
+            use std::io::Seek;
+            (&f).seek(io::SeekFrom::Start(0)).unwrap();
+            read_bounded(&f, size, max).unwrap()
+        };
+        for size in [5000, 4096, 4999, 5001, 9000, 0] {
+            let r = got(size, 1 << 20);
+            assert!(
+                r.bytes == body && !r.cut,
+                "size {size}: {} bytes",
+                r.bytes.len()
+            );
+        }
+        let cut = got(5000, 100);
+        assert!(
+            cut.bytes == body[..100] && cut.cut,
+            "{} bytes",
+            cut.bytes.len()
+        );
     }
 
     #[test]
