@@ -99,40 +99,49 @@ impl PolicyMode {
 mod tests {
     use super::{ConfirmerKind, PolicyMode, SessionMode};
 
+    /// Each value is written as its `describe` word and read back as itself.
+    fn words_round_trip<T>(values: &[T], describe: fn(T) -> &'static str)
+    where
+        T: Copy + PartialEq + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        for &v in values {
+            let word = serde_json::to_value(v).unwrap();
+            assert_eq!(word, describe(v));
+            assert_eq!(serde_json::from_value::<T>(word).unwrap(), v);
+        }
+    }
+
     #[test]
     fn the_trail_words_are_the_words_people_read() {
-        for m in [
-            SessionMode::Supervisor,
-            SessionMode::ServeStdio,
-            SessionMode::ServeHttp,
-            SessionMode::Demo,
-            SessionMode::Unknown,
-        ] {
-            let word = serde_json::to_value(m).unwrap();
-            assert_eq!(word, m.describe());
-            assert_eq!(serde_json::from_value::<SessionMode>(word).unwrap(), m);
-        }
-        for c in [
-            ConfirmerKind::Tui,
-            ConfirmerKind::Headless,
-            ConfirmerKind::ApproveAll,
-            ConfirmerKind::Scripted,
-            ConfirmerKind::Unknown,
-        ] {
-            let word = serde_json::to_value(c).unwrap();
-            assert_eq!(word, c.describe());
-            assert_eq!(serde_json::from_value::<ConfirmerKind>(word).unwrap(), c);
-        }
-        for m in [
-            PolicyMode::Default,
-            PolicyMode::ReadOnly,
-            PolicyMode::TrustEdits,
-            PolicyMode::Unknown,
-        ] {
-            let word = serde_json::to_value(m).unwrap();
-            assert_eq!(word, m.describe());
-            assert_eq!(serde_json::from_value::<PolicyMode>(word).unwrap(), m);
-        }
+        words_round_trip(
+            &[
+                SessionMode::Supervisor,
+                SessionMode::ServeStdio,
+                SessionMode::ServeHttp,
+                SessionMode::Demo,
+                SessionMode::Unknown,
+            ],
+            SessionMode::describe,
+        );
+        words_round_trip(
+            &[
+                ConfirmerKind::Tui,
+                ConfirmerKind::Headless,
+                ConfirmerKind::ApproveAll,
+                ConfirmerKind::Scripted,
+                ConfirmerKind::Unknown,
+            ],
+            ConfirmerKind::describe,
+        );
+        words_round_trip(
+            &[
+                PolicyMode::Default,
+                PolicyMode::ReadOnly,
+                PolicyMode::TrustEdits,
+                PolicyMode::Unknown,
+            ],
+            PolicyMode::describe,
+        );
     }
 
     #[test]
