@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::broadcast;
 
 use super::record::{AuditEvent, FORMAT_VERSION};
+use crate::call::{Fraction, Stamp};
 
 /// The `prev` of the first record.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -37,7 +38,7 @@ pub enum AuditError {
 struct Envelope<'a> {
     v: u32,
     seq: u64,
-    ts: String,
+    ts: &'a str,
     #[serde(flatten)]
     event: &'a AuditEvent,
     prev: &'a str,
@@ -162,10 +163,11 @@ impl AuditLog {
             let start = st.buf.len();
             let now = Utc::now();
             stamps.push(now);
+            let ts = Stamp::new(&now, Fraction::Micros);
             let env = Envelope {
                 v: FORMAT_VERSION,
                 seq,
-                ts: now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+                ts: ts.as_str(),
                 event,
                 // Written by `hex::encode_to_slice` (or copied from a hex
                 // string): always ASCII.
@@ -274,10 +276,16 @@ mod tests {
         let mut prev = GENESIS.to_string();
         for (line, event) in text.lines().zip(&events) {
             let v: Value = serde_json::from_str(line).unwrap();
+            // The stamp is chrono's own microsecond form.
+            let ts = v["ts"].as_str().unwrap();
+            let at = DateTime::parse_from_rfc3339(ts)
+                .unwrap()
+                .with_timezone(&Utc);
+            assert_eq!(ts, at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true));
             let env = Envelope {
                 v: FORMAT_VERSION,
                 seq: v["seq"].as_u64().unwrap(),
-                ts: v["ts"].as_str().unwrap().to_string(),
+                ts,
                 event,
                 prev: &prev,
             };

@@ -166,6 +166,7 @@ pub struct CallInfo {
     /// A one-line human summary (`read_file src/main.rs`).
     pub summary: String,
     /// When it arrived (RFC 3339, UTC).
+    #[serde(serialize_with = "super::stamp::serialize_auto")]
     pub received_at: chrono::DateTime<chrono::Utc>,
     /// Who runs it (omitted when airlock does).
     #[serde(default, skip_serializing_if = "Runner::is_airlock")]

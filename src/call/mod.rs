@@ -14,6 +14,7 @@ mod info;
 mod outcome;
 mod proposal;
 mod session;
+mod stamp;
 mod state;
 mod verdict;
 
@@ -25,5 +26,6 @@ pub use info::{CallId, CallInfo, CallView, EditField, Runner, Subject, ToolKind}
 pub use outcome::Outcome;
 pub use proposal::{Proposal, WriteAction};
 pub use session::{ConfirmerKind, PolicyMode, SessionMode};
+pub use stamp::{Fraction, Stamp};
 pub use state::CallState;
 pub use verdict::{PolicyVerdict, Verdict, VerdictSource};

@@ -55,38 +55,46 @@ pub fn to_mcp_tool(spec: &ToolSpec) -> Tool {
 /// The agent of one connection, registered with the supervisor once the
 /// client identified itself (or made its first call).
 #[derive(Default)]
-pub struct AgentSlot(Mutex<Option<AgentInfo>>);
+pub struct AgentSlot(Mutex<Option<Arc<AgentInfo>>>);
 
 impl AgentSlot {
-    /// The registered agent, registering it now if needed.
-    fn get_or_register(
+    /// The registered agent, registering it now if needed (`client`, the
+    /// client's own description, is asked for only then).
+    fn get_or_register<'a>(
         &self,
         supervisor: &Supervisor,
-        client: Option<&Implementation>,
-    ) -> AgentInfo {
+        client: impl FnOnce() -> Option<std::borrow::Cow<'a, Implementation>>,
+    ) -> Arc<AgentInfo> {
         let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(agent) = slot.as_ref() {
             return agent.clone();
         }
-        let agent = supervisor.agent_connected(
-            client.map(|c| c.name.as_str()),
-            client.map(|c| c.version.as_str()),
-        );
+        let client = client();
+        let agent = Arc::new(supervisor.agent_connected(
+            client.as_deref().map(|c| c.name.as_str()),
+            client.as_deref().map(|c| c.version.as_str()),
+        ));
         *slot = Some(agent.clone());
         agent
     }
 
-    /// The registered agent, if any (without registering one).
-    pub fn current(&self) -> Option<AgentInfo> {
+    /// The registered agent, if any (without registering one), shared.
+    fn shared(&self) -> Option<Arc<AgentInfo>> {
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 
+    /// The registered agent, if any (without registering one).
+    pub fn current(&self) -> Option<AgentInfo> {
+        self.shared().map(Arc::unwrap_or_clone)
+    }
+
     /// Take the agent out (when the connection ends).
     pub fn take(&self) -> Option<AgentInfo> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+        let taken = self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+        taken.map(Arc::unwrap_or_clone)
     }
 }
 
@@ -179,20 +187,26 @@ impl AirlockHandler {
     }
 
     /// The request's agent, and what keeps a pooled one busy meanwhile.
-    fn agent(&self, context: &RequestContext<RoleServer>) -> (AgentInfo, Option<Box<dyn Send>>) {
+    /// A registered agent is shared as it is; the client's description is
+    /// looked at only while none is.
+    fn agent(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> (Arc<AgentInfo>, Option<Box<dyn Send>>) {
+        if let Some(agent) = self.agent.shared() {
+            return (agent, None);
+        }
         let client = context.client_info();
         if let Some(pool) = &self.pool
-            && self.agent.current().is_none()
             && context.meta.protocol_version().is_some()
         {
             let (agent, lease) = pool.lease(&self.supervisor, client.as_ref());
-            return (agent, Some(lease));
+            return (Arc::new(agent), Some(lease));
         }
-        (
-            self.agent
-                .get_or_register(&self.supervisor, client.as_ref()),
-            None,
-        )
+        let agent = self
+            .agent
+            .get_or_register(&self.supervisor, || client.map(std::borrow::Cow::Owned));
+        (agent, None)
     }
 }
 
@@ -222,8 +236,9 @@ impl ServerHandler for AirlockHandler {
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
         let result = self.negotiate_initialize(&request)?;
-        self.agent
-            .get_or_register(&self.supervisor, Some(&request.client_info));
+        self.agent.get_or_register(&self.supervisor, || {
+            Some(std::borrow::Cow::Borrowed(&request.client_info))
+        });
         Ok(result)
     }
 

@@ -9,12 +9,11 @@
 //! goes the general way, so what rmcp is handed never depends on which way
 //! a line took (the tests compare both ways).
 
-use std::borrow::Cow;
 use std::fmt;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, JsonObject,
-    JsonRpcVersion2_0, RequestId,
+    RequestId,
 };
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -59,17 +58,17 @@ impl<'de> Visitor<'de> for LineVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Line, A::Error> {
         let (mut version, mut id, mut method, mut params) = (false, None, None, None);
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match key.as_ref() {
-                "jsonrpc" if !version => {
-                    map.next_value::<JsonRpcVersion2_0>()?;
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Jsonrpc if !version => {
+                    map.next_value::<Version>()?;
                     version = true;
                 }
-                "id" if id.is_none() => id = Some(map.next_value::<RequestId>()?),
-                "method" if method.is_none() => {
-                    method = Some(map.next_value::<Cow<'de, str>>()? == METHOD);
+                Key::Id if id.is_none() => id = Some(map.next_value::<RequestId>()?),
+                Key::Method if method.is_none() => {
+                    method = Some(map.next_value::<IsToolsCall>()?.0);
                 }
-                "params" if params.is_none() => params = Some(map.next_value::<Params>()?),
+                Key::Params if params.is_none() => params = Some(map.next_value::<Params>()?),
                 _ => return Err(de::Error::custom("not a plain tools/call")),
             }
         }
@@ -95,10 +94,10 @@ impl<'de> Visitor<'de> for ParamsVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
         let (mut name, mut arguments) = (None, None);
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match key.as_ref() {
-                "name" if name.is_none() => name = Some(map.next_value::<String>()?),
-                "arguments" if arguments.is_none() => {
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Name if name.is_none() => name = Some(map.next_value::<String>()?),
+                Key::Arguments if arguments.is_none() => {
                     arguments = Some(map.next_value::<Option<JsonObject>>()?);
                 }
                 _ => return Err(de::Error::custom("not plain tools/call params")),
@@ -109,6 +108,99 @@ impl<'de> Visitor<'de> for ParamsVisitor {
             name,
             arguments: arguments.flatten(),
         })
+    }
+}
+
+/// A member's name, told apart without copying it (serde's `Cow<str>`
+/// always copies).
+enum Key {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Name,
+    Arguments,
+    /// Any other name: the line goes the general way.
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_identifier(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl Visitor<'_> for KeyVisitor {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+        Ok(match key {
+            "jsonrpc" => Key::Jsonrpc,
+            "id" => Key::Id,
+            "method" => Key::Method,
+            "params" => Key::Params,
+            "name" => Key::Name,
+            "arguments" => Key::Arguments,
+            _ => Key::Other,
+        })
+    }
+}
+
+/// `"2.0"`, as rmcp's `JsonRpcVersion2_0` takes it (any other string or
+/// type is refused), read without copying the string.
+struct Version;
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(VersionVisitor)
+    }
+}
+
+struct VersionVisitor;
+
+impl Visitor<'_> for VersionVisitor {
+    type Value = Version;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"2.0\"")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Version, E> {
+        if v == "2.0" {
+            Ok(Version)
+        } else {
+            Err(de::Error::custom("not JSON-RPC 2.0"))
+        }
+    }
+}
+
+/// Whether `method` is `tools/call` (any other string is read too; a
+/// method that is not a string is refused), without copying it.
+struct IsToolsCall(bool);
+
+impl<'de> Deserialize<'de> for IsToolsCall {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(IsToolsCallVisitor)
+    }
+}
+
+struct IsToolsCallVisitor;
+
+impl Visitor<'_> for IsToolsCallVisitor {
+    type Value = IsToolsCall;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a method name")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<IsToolsCall, E> {
+        Ok(IsToolsCall(v == METHOD))
     }
 }
 
@@ -148,6 +240,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1e2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"ls"}}}"#,
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":null}}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"tools\/call","params":{"name":"r\u0065ad","arguments":{"k":[1,{"n":null}],"e":"\n\t\"\\"}}}"#,
+            r#"{"json\u0072pc":"2\u002e0","\u0069d":4,"method":"tools/call","par\u0061ms":{"n\u0061me":"ls","\u0061rguments":{}}}"#,
             r#" { "jsonrpc" : "2.0" , "id" : 9223372036854775807 , "method" : "tools/call" , "params" : { "name" : "ls" , "arguments" : { } } } "#,
         ] {
             let fast = parse(line.as_bytes()).unwrap_or_else(|| panic!("not plain: {line}"));
@@ -167,6 +260,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","name":"y"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"x"}}"#,
             r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":2.0,"id":1,"method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0 ","id":1,"method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7,"params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call ","params":{"name":"x"}}"#,
             r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"}}"#,
             r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"x"}}"#,
             r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"x"}}"#,

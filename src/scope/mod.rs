@@ -209,13 +209,14 @@ impl Scope {
                 ),
             });
         }
-        let joined = if p.is_absolute() {
-            p.to_path_buf()
+        // `workspace.join(p)`, normalised as it is built (one allocation).
+        let base = if p.is_absolute() {
+            Path::new("")
         } else {
-            self.workspace.join(p)
+            self.workspace.as_path()
         };
-        let mut out = PathBuf::new();
-        for c in joined.components() {
+        let mut out = PathBuf::with_capacity(base.as_os_str().len() + path.len() + 1);
+        for c in base.components().chain(p.components()) {
             match c {
                 Component::ParentDir => {
                     out.pop();

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::core::Supervisor;
 use super::error::CallError;
-use super::words::{one_line, short_call};
+use super::words::{one_line_owned, short_call};
 use crate::audit::{bounded_object, excerpt};
 use crate::call::{
     AgentInfo, CallId, CallInfo, CallView, Decision, GrantShape, RefusedBy, Runner, ToolKind,
@@ -91,7 +91,7 @@ impl Supervisor {
             }
         };
         // One line, whatever the agent put in its arguments.
-        info.summary = one_line(&invocation.summary());
+        info.summary = one_line_owned(invocation.summary());
         info.proposal = invocation.proposal();
         // What the prompt shows and what may be edited: the tool says.
         info.view = invocation.view();

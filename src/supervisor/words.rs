@@ -56,6 +56,16 @@ pub fn one_line(s: &str) -> String {
     out
 }
 
+/// [`one_line`] of a string the caller owns: returned as it is when it has
+/// nothing to escape.
+pub fn one_line_owned(s: String) -> String {
+    if s.chars().any(char::is_control) {
+        one_line(&s)
+    } else {
+        s
+    }
+}
+
 /// A one-line description of a call that could not be prepared, from its
 /// raw arguments, as its tool names it: `cat .env`, `bash rm -rf /`,
 /// `grep {"pattern":…}`.
@@ -97,5 +107,26 @@ pub fn refusal_message(d: &Decision) -> String {
         | DecidedBy::Scope
         | DecidedBy::InvalidArguments
         | DecidedBy::ApproveAll => reason.unwrap_or("the call was not run.").to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_owned_summary_is_escaped_as_a_borrowed_one() {
+        for s in [
+            "",
+            "read_file src/main.rs",
+            "a\nb",
+            "tab\there",
+            "cr\r",
+            "\u{1b}[31mred\u{1b}[0m",
+            "\u{7f}\u{85}\u{2028}",
+            "é 𝄞",
+        ] {
+            assert_eq!(one_line_owned(s.to_string()), one_line(s), "{s:?}");
+        }
     }
 }

@@ -6,10 +6,10 @@ use serde_json::{Map, Value};
 
 use crate::tools::ToolError;
 
-/// Deserialize `args` into `T`, turning serde's message into an
-/// `InvalidArguments` error that names the tool.
+/// Deserialize `args` into `T` (read in place, not copied first), turning
+/// serde's message into an `InvalidArguments` error that names the tool.
 pub fn parse<T: DeserializeOwned>(tool: &str, args: &Map<String, Value>) -> Result<T, ToolError> {
-    serde_json::from_value(Value::Object(args.clone())).map_err(|e| ToolError::InvalidArguments {
+    T::deserialize(args).map_err(|e| ToolError::InvalidArguments {
         tool: tool.to_string(),
         message: e.to_string(),
     })

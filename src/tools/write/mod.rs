@@ -89,8 +89,8 @@ struct EditArgs<'a> {
     replace_all: bool,
 }
 
-/// Parse `a` for `tool` borrowing its strings where `T` lets it (not
-/// cloning the arguments first, as [`args::parse`] does).
+/// Parse `a` for `tool` borrowing its strings where `T` lets it
+/// ([`args::parse`] needs owned values).
 fn parse_borrowed<'a, T: Deserialize<'a>>(
     tool: &str,
     a: &'a Map<String, Value>,
