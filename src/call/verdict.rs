@@ -32,8 +32,8 @@ impl Verdict {
 /// Recorded as its words (a rule's `source` in the trail: `built-in`,
 /// `mode`, a config file's path …), so trails written before it was typed
 /// read back as the same source.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(into = "String", from = "String")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
+#[serde(from = "String")]
 pub enum VerdictSource {
     /// A grant the human made at the prompt in this session (`session`).
     Session,
@@ -73,6 +73,11 @@ impl VerdictSource {
     /// As [`describe`](Self::describe), with configuration files inside
     /// `workspace` named relative to it (`.airlock.toml`).
     pub fn describe_in(&self, workspace: Option<&Path>) -> String {
+        self.words_in(workspace).into_owned()
+    }
+
+    /// The words, borrowed when they are fixed.
+    fn words_in(&self, workspace: Option<&Path>) -> std::borrow::Cow<'static, str> {
         match self {
             Self::Session => SESSION.into(),
             Self::Guardrail => GUARDRAIL.into(),
@@ -85,12 +90,14 @@ impl VerdictSource {
                 .filter(|rel| !rel.as_os_str().is_empty())
                 .unwrap_or(path)
                 .display()
-                .to_string(),
+                .to_string()
+                .into(),
             Self::Several(all) => all
                 .iter()
                 .map(|s| s.describe_in(workspace))
                 .collect::<Vec<_>>()
-                .join(SEPARATOR),
+                .join(SEPARATOR)
+                .into(),
         }
     }
 
@@ -118,7 +125,15 @@ impl VerdictSource {
 
 impl std::fmt::Display for VerdictSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.describe())
+        f.write_str(&self.words_in(None))
+    }
+}
+
+impl Serialize for VerdictSource {
+    /// Its words (what [`VerdictSource::describe`] says), as the trail
+    /// keeps them.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.words_in(None))
     }
 }
 

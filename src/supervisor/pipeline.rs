@@ -59,7 +59,19 @@ impl Supervisor {
         // Decided at once: the request and the decision go to the trail
         // together.
         let (decision, p, edit) = if let Some(decision) = immediate(&verdict) {
-            self.record_requested_and_decided(&p.info, &decision)?;
+            let Prepared {
+                info,
+                tool,
+                invocation,
+                args,
+            } = p;
+            let (info, decision) = self.record_requested_and_decided(info, decision)?;
+            let p = Prepared {
+                info,
+                tool,
+                invocation,
+                args,
+            };
             (decision, p, None)
         } else {
             self.record_requested(&p.info)?;

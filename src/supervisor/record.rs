@@ -73,16 +73,31 @@ impl Supervisor {
 
     /// [`Supervisor::record_requested`] and [`Supervisor::record_decision`]
     /// for a call decided at once (a rule or a grant): both records are
-    /// written with one `write`, then both are announced, in order.
+    /// written with one `write`, then both are announced, in order. The
+    /// call and the decision go into the records as they are and come back
+    /// (nothing is copied for the trail).
     pub fn record_requested_and_decided(
         &self,
-        info: &CallInfo,
-        decision: &Decision,
-    ) -> Result<(), AuditError> {
-        self.audit
-            .append_all(&[&requested(info), &decided(info, decision)])?;
+        info: CallInfo,
+        decision: Decision,
+    ) -> Result<(CallInfo, Decision), AuditError> {
+        let call_id = info.id;
+        let records = [
+            AuditEvent::CallRequested { call: info },
+            AuditEvent::CallDecided { call_id, decision },
+        ];
+        let written = self.audit.append_all(&[&records[0], &records[1]]);
+        let [
+            AuditEvent::CallRequested { call: info },
+            AuditEvent::CallDecided { decision, .. },
+        ] = records
+        else {
+            unreachable!("the two records are built just above");
+        };
+        written?;
         self.events.emit_with(|| Event::CallReceived(info.clone()));
-        self.decision_recorded(info, decision)
+        self.decision_recorded(&info, &decision)?;
+        Ok((info, decision))
     }
 
     /// After the decision is written: sync an approval of anything but a

@@ -69,7 +69,7 @@ async fn decided_at_once_the_request_and_decision_are_one_write() {
     });
     for _ in 0..300 {
         s.sup
-            .record_requested_and_decided(&p.info, &approved)
+            .record_requested_and_decided(p.info.clone(), approved.clone())
             .unwrap();
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -202,9 +202,16 @@ async fn a_refusal_before_the_prompt_is_requested_decided_and_finished() {
 async fn the_chain_check_sees_a_changed_record() {
     let s = stage(Answer::Approve);
     let p = s.prepared(1, "bash", &json!({"command": "ls"})).await;
-    s.sup
-        .record_requested_and_decided(&p.info, &Decision::approve(ApprovedBy::User))
+    let (info, decision) = s
+        .sup
+        .record_requested_and_decided(p.info.clone(), Decision::approve(ApprovedBy::User))
         .unwrap();
+    // Both come back as they went in.
+    assert_eq!(
+        serde_json::to_value(&info).unwrap(),
+        serde_json::to_value(&p.info).unwrap()
+    );
+    assert_eq!(decision, Decision::approve(ApprovedBy::User));
     assert!(chain_holds(&s.trail));
     let text = std::fs::read_to_string(&s.trail).unwrap();
     std::fs::write(

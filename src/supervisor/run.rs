@@ -34,7 +34,7 @@ impl Supervisor {
         let run_cancel = cancel.child_token();
         let ctx = RunContext {
             call_id: info.id,
-            agent: info.agent.clone(),
+            agent_id: info.agent.id,
             scope: self.scope.clone(),
             limits: self.limits.clone(),
             cancel: run_cancel.clone(),

@@ -73,8 +73,8 @@ pub enum ToolError {
 pub struct RunContext {
     /// The call being run.
     pub call_id: CallId,
-    /// The agent that made it (bash keeps one shell per agent).
-    pub agent: AgentInfo,
+    /// The id of the agent that made it (bash keeps one shell per agent).
+    pub agent_id: u64,
     /// The path scope (for the race-free open on the checked object).
     pub scope: Arc<Scope>,
     /// The limits in force.

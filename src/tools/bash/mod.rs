@@ -364,7 +364,7 @@ impl Invocation for BashCall {
             let mut stream = move |chunk: &[u8]| output.send(chunk);
             match self
                 .pool
-                .run(ctx.agent.id, &cfg, &req, &ctx.cancel, &mut stream)
+                .run(ctx.agent_id, &cfg, &req, &ctx.cancel, &mut stream)
                 .await
             {
                 Ok(outcome) => {

@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::AgentInfo;
 use crate::scope::{DEFAULT_EXCLUDED, Scope};
 use crate::tools::{Limits, RunContext, Tool, ToolError, ToolOutput};
 
@@ -33,11 +32,7 @@ pub(crate) fn scope_in(dir: &Path) -> Scope {
 pub(crate) fn ctx(scope: &Scope) -> RunContext {
     RunContext {
         call_id: 1,
-        agent: AgentInfo {
-            id: 1,
-            name: "test".into(),
-            version: None,
-        },
+        agent_id: 1,
         scope: Arc::new(scope.clone()),
         limits: Limits::default(),
         cancel: CancellationToken::new(),
