@@ -148,6 +148,19 @@ impl OutputBuf {
         self.push(s) && self.push("\n")
     }
 
+    /// Append `prefix`, then `s` as a line: what `push(prefix) && line(s)`
+    /// does, in one step when the whole fits.
+    pub fn line_after(&mut self, prefix: &str, s: &str) -> bool {
+        let len = prefix.len() + s.len() + 1;
+        if self.truncated || len > self.limit.saturating_sub(self.text.len()) {
+            return self.push(prefix) && self.line(s);
+        }
+        self.text.push_str(prefix);
+        self.text.push_str(s);
+        self.text.push('\n');
+        true
+    }
+
     /// Whether the limit was hit.
     pub fn is_truncated(&self) -> bool {
         self.truncated
@@ -187,6 +200,25 @@ impl OutputBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_after_a_prefix_is_cut_as_the_pieces_would_be() {
+        let lines = [
+            ("     1\t", "héllo"),
+            ("    12\t", ""),
+            ("123456\t", "𝄞 end"),
+        ];
+        for limit in 0..40 {
+            let (mut whole, mut pieces) = (OutputBuf::new(limit), OutputBuf::new(limit));
+            for (prefix, s) in lines {
+                let a = whole.line_after(prefix, s);
+                let b = pieces.push(prefix) && pieces.line(s);
+                assert_eq!(a, b, "limit {limit}");
+            }
+            assert_eq!(whole.as_str(), pieces.as_str(), "limit {limit}");
+            assert_eq!(whole.is_truncated(), pieces.is_truncated(), "limit {limit}");
+        }
+    }
 
     #[test]
     fn cuts_on_char_boundary_and_marks() {

@@ -168,7 +168,7 @@ fn read(f: &Opened, asked: Window, ctx: &RunContext) -> ToolOutput {
             stopped = true;
             break;
         }
-        if !(buf.push(num.format(n)) && buf.line(&text::clip_line(line, MAX_LINE))) {
+        if !buf.line_after(num.format(n), &text::clip_line(line, MAX_LINE)) {
             break;
         }
         last_full = n;
@@ -213,30 +213,33 @@ fn read(f: &Opened, asked: Window, ctx: &RunContext) -> ToolOutput {
 
 /// A line's prefix, `format!("{n:>6}\t")` without the formatting
 /// machinery: the number right-aligned in at least 6 columns, then a tab.
+/// Written as characters into a reused string, so it never needs checking
+/// as UTF-8.
 #[derive(Default)]
 struct LineNumber {
-    buf: [u8; 21],
+    text: String,
 }
 
 impl LineNumber {
     fn format(&mut self, mut n: u64) -> &str {
-        let end = self.buf.len();
-        self.buf[end - 1] = b'\t';
-        let mut at = end - 1;
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
         loop {
             at -= 1;
-            self.buf[at] = b'0' + (n % 10) as u8;
+            digits[at] = b'0' + (n % 10) as u8;
             n /= 10;
             if n == 0 {
                 break;
             }
         }
-        while end - 1 - at < 6 {
-            at -= 1;
-            self.buf[at] = b' ';
+        self.text.clear();
+        for _ in (digits.len() - at)..6 {
+            self.text.push(' ');
         }
-        // Only ASCII digits, spaces and a tab were written.
-        std::str::from_utf8(&self.buf[at..]).unwrap_or_default()
+        self.text
+            .extend(digits[at..].iter().map(|&d| char::from(d)));
+        self.text.push('\t');
+        &self.text
     }
 }
 
