@@ -64,10 +64,14 @@ impl Stamp {
     /// The text.
     pub fn as_str(&self) -> &str {
         // Only ASCII was written (digits and separators, or chrono's text).
+        debug_assert!(self.buf[..self.len].is_ascii());
         std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
     }
 
     fn push(&mut self, bytes: &[u8]) {
+        // chrono's longest stamp (a signed six-digit year, nine digits of
+        // fraction) is 33 bytes.
+        debug_assert!(self.len + bytes.len() <= self.buf.len());
         let end = (self.len + bytes.len()).min(self.buf.len());
         self.buf[self.len..end].copy_from_slice(&bytes[..end - self.len]);
         self.len = end;

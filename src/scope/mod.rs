@@ -383,4 +383,53 @@ mod tests {
             }
         }
     }
+
+    /// `workspace.join(path)`, then `..` and `.` resolved lexically: what
+    /// [`Scope::absolute`] must give.
+    fn joined_then_normalised(workspace: &Path, path: &str) -> PathBuf {
+        let mut out = PathBuf::new();
+        for c in workspace.join(path).components() {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::CurDir => {}
+                other => out.push(other.as_os_str()),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn absolute_is_join_then_normalise() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        let ws = scope.workspace().to_path_buf();
+        for p in [
+            "a",
+            "a/b/",
+            "./a",
+            "a/./b",
+            "a//b",
+            "..",
+            "../..",
+            "../../../../../../../../etc/passwd",
+            "a/../../b",
+            ".",
+            "./",
+            "/",
+            "/etc/../tmp",
+            "//x",
+            "/a/./b/../c/",
+            "ü/𝄞 .txt",
+            "...",
+            ".hidden/..x",
+        ] {
+            assert_eq!(
+                scope.absolute(p).unwrap(),
+                joined_then_normalised(&ws, p),
+                "{p:?}"
+            );
+        }
+    }
 }

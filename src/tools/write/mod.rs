@@ -90,7 +90,7 @@ struct EditArgs<'a> {
 }
 
 /// Parse `a` for `tool` borrowing its strings where `T` lets it
-/// ([`args::parse`] needs owned values).
+/// ([`args::parse`] gives owned values: `T: DeserializeOwned`).
 fn parse_borrowed<'a, T: Deserialize<'a>>(
     tool: &str,
     a: &'a Map<String, Value>,
