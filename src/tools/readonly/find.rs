@@ -1,6 +1,6 @@
 //! `find`: entries whose name (or relative path) matches a glob.
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -18,6 +18,10 @@ use crate::tools::{
 
 /// Default `max_depth`.
 const DEFAULT_DEPTH: u64 = 20;
+/// Longest name glob an agent may give (`find`'s `pattern`, `grep`'s
+/// `include`): far beyond any real one, and short enough that compiling it
+/// takes no noticeable time (a 1 MiB glob held the call for minutes).
+pub(crate) const MAX_GLOB_BYTES: usize = 4096;
 
 /// The tool's name.
 pub const NAME: &str = "find";
@@ -102,20 +106,34 @@ fn default_depth() -> u64 {
 
 /// A glob for names, or for relative paths when it contains `/`.
 pub(crate) struct NameGlob {
-    matcher: GlobMatcher,
+    /// The one glob (a set, whose compilation reports errors where a
+    /// single glob's matcher would panic).
+    matcher: GlobSet,
     on_path: bool,
 }
 
 impl NameGlob {
     /// Compile `pattern`, naming `param` in the error.
     pub fn new(tool: &str, param: &str, pattern: &str) -> Result<Self, ToolError> {
+        if pattern.len() > MAX_GLOB_BYTES {
+            return Err(args::invalid(
+                tool,
+                format!(
+                    "{param} is too long: {} bytes (the limit is {MAX_GLOB_BYTES})",
+                    pattern.len()
+                ),
+            ));
+        }
+        let invalid =
+            |e: globset::Error| args::invalid(tool, format!("{param} is not a valid glob: {e}"));
         let glob = GlobBuilder::new(pattern)
             .literal_separator(true)
             .backslash_escape(true)
             .build()
-            .map_err(|e| args::invalid(tool, format!("{param} is not a valid glob: {e}")))?;
+            .map_err(invalid)?;
+        let matcher = GlobSetBuilder::new().add(glob).build().map_err(invalid)?;
         Ok(Self {
-            matcher: glob.compile_matcher(),
+            matcher,
             on_path: pattern.contains('/'),
         })
     }
@@ -334,6 +352,17 @@ mod tests {
         assert_eq!(out.text, "src/\n");
         let e = prepare_err(&Find::new(), dir.path(), json!({"pattern": "[oops"}));
         assert!(e.to_string().contains("not a valid glob"), "{e}");
+        // The longest glob allowed is taken; one byte more is refused.
+        let longest = format!("{}*", "a".repeat(MAX_GLOB_BYTES - 1));
+        let out = run(&Find::new(), dir.path(), json!({"pattern": longest}));
+        assert!(!out.is_error, "{}", out.text);
+        let long = "a".repeat(MAX_GLOB_BYTES + 1);
+        let e = prepare_err(&Find::new(), dir.path(), json!({"pattern": long}));
+        assert!(
+            e.to_string()
+                .contains("pattern is too long: 4097 bytes (the limit is 4096)"),
+            "{e}"
+        );
         let e = prepare_err(&Find::new(), dir.path(), json!({"file_type": "link"}));
         assert!(e.to_string().contains("unknown variant"), "{e}");
         let e = prepare_err(&Find::new(), dir.path(), json!({"max_depth": 101}));

@@ -540,6 +540,16 @@ mod tests {
         assert!(e.to_string().contains("not a valid regex"), "{e}");
         let e = prepare_err(&Grep::new(), dir.path(), json!({"pattern": ""}));
         assert!(e.to_string().contains("must not be empty"), "{e}");
+        let long = "*".repeat(super::super::find::MAX_GLOB_BYTES + 1);
+        let e = prepare_err(
+            &Grep::new(),
+            dir.path(),
+            json!({"pattern": "a", "include": long}),
+        );
+        assert!(
+            e.to_string().contains("include is too long: 4097 bytes"),
+            "{e}"
+        );
     }
 
     #[test]
