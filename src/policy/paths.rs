@@ -6,12 +6,14 @@
 
 use std::path::Path;
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// A compiled path specifier.
 #[derive(Debug, Clone)]
 pub struct PathPattern {
-    matcher: GlobMatcher,
+    /// The one glob (a set, whose compilation reports errors where a
+    /// single glob's matcher would panic).
+    matcher: GlobSet,
     absolute: bool,
 }
 
@@ -33,15 +35,14 @@ impl PathPattern {
             (spec.to_string(), false)
         };
         let pattern = pattern.trim_end_matches('/').to_string();
+        let invalid = |e: globset::Error| format!("invalid path pattern {spec:?}: {e}");
         let glob = GlobBuilder::new(&pattern)
             .literal_separator(true)
             .backslash_escape(true)
             .build()
-            .map_err(|e| format!("invalid path pattern {spec:?}: {e}"))?;
-        Ok(Self {
-            matcher: glob.compile_matcher(),
-            absolute,
-        })
+            .map_err(invalid)?;
+        let matcher = GlobSetBuilder::new().add(glob).build().map_err(invalid)?;
+        Ok(Self { matcher, absolute })
     }
 
     /// Does `path` (absolute, resolved) match? Relative patterns match
