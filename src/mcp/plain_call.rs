@@ -58,17 +58,19 @@ impl<'de> Visitor<'de> for LineVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Line, A::Error> {
         let (mut version, mut id, mut method, mut params) = (false, None, None, None);
-        while let Some(key) = map.next_key::<Key>()? {
+        while let Some(key) = map.next_key::<Word>()? {
             match key {
-                Key::Jsonrpc if !version => {
-                    map.next_value::<Version>()?;
+                Word::Jsonrpc if !version => {
+                    if map.next_value::<Word>()? != Word::Version2 {
+                        return Err(de::Error::custom("not JSON-RPC 2.0"));
+                    }
                     version = true;
                 }
-                Key::Id if id.is_none() => id = Some(map.next_value::<RequestId>()?),
-                Key::Method if method.is_none() => {
-                    method = Some(map.next_value::<IsToolsCall>()?.0);
+                Word::Id if id.is_none() => id = Some(map.next_value::<RequestId>()?),
+                Word::Method if method.is_none() => {
+                    method = Some(map.next_value::<Word>()? == Word::ToolsCall);
                 }
-                Key::Params if params.is_none() => params = Some(map.next_value::<Params>()?),
+                Word::Params if params.is_none() => params = Some(map.next_value::<Params>()?),
                 _ => return Err(de::Error::custom("not a plain tools/call")),
             }
         }
@@ -94,10 +96,10 @@ impl<'de> Visitor<'de> for ParamsVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Params, A::Error> {
         let (mut name, mut arguments) = (None, None);
-        while let Some(key) = map.next_key::<Key>()? {
+        while let Some(key) = map.next_key::<Word>()? {
             match key {
-                Key::Name if name.is_none() => name = Some(map.next_value::<String>()?),
-                Key::Arguments if arguments.is_none() => {
+                Word::Name if name.is_none() => name = Some(map.next_value::<String>()?),
+                Word::Arguments if arguments.is_none() => {
                     arguments = Some(map.next_value::<Option<JsonObject>>()?);
                 }
                 _ => return Err(de::Error::custom("not plain tools/call params")),
@@ -111,96 +113,52 @@ impl<'de> Visitor<'de> for ParamsVisitor {
     }
 }
 
-/// A member's name, told apart without copying it (serde's `Cow<str>`
-/// always copies).
-enum Key {
+/// A string of the message (a member's name, `jsonrpc`'s or `method`'s
+/// value), told apart without copying it (serde's `Cow<str>` always
+/// copies). A value that is not a string is refused, as rmcp refuses it.
+#[derive(PartialEq, Eq)]
+enum Word {
     Jsonrpc,
     Id,
     Method,
     Params,
     Name,
     Arguments,
-    /// Any other name: the line goes the general way.
+    /// `"2.0"`, the only version rmcp's `JsonRpcVersion2_0` takes.
+    Version2,
+    /// `"tools/call"`.
+    ToolsCall,
+    /// Any other string: as a name, the line goes the general way.
     Other,
 }
 
-impl<'de> Deserialize<'de> for Key {
+impl<'de> Deserialize<'de> for Word {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_identifier(KeyVisitor)
+        d.deserialize_str(WordVisitor)
     }
 }
 
-struct KeyVisitor;
+struct WordVisitor;
 
-impl Visitor<'_> for KeyVisitor {
-    type Value = Key;
+impl Visitor<'_> for WordVisitor {
+    type Value = Word;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a member name")
+        f.write_str("a string")
     }
 
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-        Ok(match key {
-            "jsonrpc" => Key::Jsonrpc,
-            "id" => Key::Id,
-            "method" => Key::Method,
-            "params" => Key::Params,
-            "name" => Key::Name,
-            "arguments" => Key::Arguments,
-            _ => Key::Other,
+    fn visit_str<E: de::Error>(self, word: &str) -> Result<Word, E> {
+        Ok(match word {
+            "jsonrpc" => Word::Jsonrpc,
+            "id" => Word::Id,
+            "method" => Word::Method,
+            "params" => Word::Params,
+            "name" => Word::Name,
+            "arguments" => Word::Arguments,
+            "2.0" => Word::Version2,
+            METHOD => Word::ToolsCall,
+            _ => Word::Other,
         })
-    }
-}
-
-/// `"2.0"`, as rmcp's `JsonRpcVersion2_0` takes it (any other string or
-/// type is refused), read without copying the string.
-struct Version;
-
-impl<'de> Deserialize<'de> for Version {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(VersionVisitor)
-    }
-}
-
-struct VersionVisitor;
-
-impl Visitor<'_> for VersionVisitor {
-    type Value = Version;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"2.0\"")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Version, E> {
-        if v == "2.0" {
-            Ok(Version)
-        } else {
-            Err(de::Error::custom("not JSON-RPC 2.0"))
-        }
-    }
-}
-
-/// Whether `method` is `tools/call` (any other string is read too; a
-/// method that is not a string is refused), without copying it.
-struct IsToolsCall(bool);
-
-impl<'de> Deserialize<'de> for IsToolsCall {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(IsToolsCallVisitor)
-    }
-}
-
-struct IsToolsCallVisitor;
-
-impl Visitor<'_> for IsToolsCallVisitor {
-    type Value = IsToolsCall;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a method name")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<IsToolsCall, E> {
-        Ok(IsToolsCall(v == METHOD))
     }
 }
 
