@@ -24,6 +24,11 @@
 #   AIRLOCK_BIN=...   use this airlock binary instead of building it
 #   FLOOR_BIN=...     use this floor server instead of building it
 #   CHECK=1           exit 3 when a target is missed (default: report only)
+#   PIN=CPU           run the client and every server on that one CPU
+#                     (taskset): each call then costs what the two processes
+#                     do on one core, without the machine's cross-CPU wake-up
+#                     (on a VM, tens of microseconds that fall on every server
+#                     alike and so bring the ratios towards 1)
 # Needs: cargo, python3, node + npm (the npm registry, the first time).
 set -euo pipefail
 
@@ -33,6 +38,14 @@ calls=${CALLS:-1000}
 rounds=${ROUNDS:-5}
 warmup=${WARMUP:-50}
 per_round=$(((calls + rounds - 1) / rounds))
+pin=()
+if [[ -n "${PIN:-}" ]]; then
+    command -v taskset >/dev/null || {
+        echo "PIN needs taskset (util-linux)" >&2
+        exit 2
+    }
+    pin=(taskset -c "$PIN")
+fi
 
 # 1. airlock and the floor server, release builds (in cargo's target
 #    directory, wherever CARGO_TARGET_DIR puts it).
@@ -80,7 +93,7 @@ EOF
 run() {
     local name=$1 tool=$2 round=$3
     shift 4
-    python3 "$root/bench/rpc_bench.py" --json --calls "$per_round" --warmup "$warmup" \
+    "${pin[@]}" python3 "$root/bench/rpc_bench.py" --json --calls "$per_round" --warmup "$warmup" \
         --expect BENCH-FIRST-LINE --expect BENCH-LAST-LINE \
         --name "$name" --tool "$tool" --path "$file" \
         --samples "$tmp/$name.$round.json" --stderr "$tmp/$name.stderr" -- "$@" \
@@ -100,7 +113,7 @@ run_airlock() {
 run_filesystem() { run filesystem read_text_file "$1" -- "$fs_server" "$ws"; }
 
 order=(floor airlock filesystem)
-echo "== $rounds rounds x $per_round calls each: floor, airlock (read_file), server-filesystem $fs_version (read_text_file)" >&2
+echo "== $rounds rounds x $per_round calls each: floor, airlock (read_file), server-filesystem $fs_version (read_text_file)${PIN:+, all on CPU $PIN}" >&2
 for ((r = 0; r < rounds; r++)); do
     for ((i = 0; i < 3; i++)); do
         "run_${order[(r + i) % 3]}" "$r"
@@ -109,10 +122,12 @@ for ((r = 0; r < rounds; r++)); do
 done
 
 # 5. The report.
-python3 - "$tmp" "$rounds" "${CHECK:-}" <<'EOF'
+python3 - "$tmp" "$rounds" "${CHECK:-}" "${PIN:-}" <<'EOF'
 import json, statistics, sys
 
-tmp, rounds, check = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+tmp, rounds, check, pin = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
+if pin:
+    print(f"(client and servers pinned to CPU {pin})")
 
 
 def pct(xs, q):
@@ -154,7 +169,7 @@ EOF
 # one MCP session on one keep-alive connection (bench/rpc_bench_http.py),
 # reported beside stdio.
 echo "== $calls x read_file via airlock serve --http" >&2
-http_json=$(AIRLOCK_NO_USER_CONFIG=1 python3 "$root/bench/rpc_bench_http.py" --json --calls "$calls" \
+http_json=$(AIRLOCK_NO_USER_CONFIG=1 "${pin[@]}" python3 "$root/bench/rpc_bench_http.py" --json --calls "$calls" \
     --warmup "$warmup" --expect BENCH-FIRST-LINE --expect BENCH-LAST-LINE --name airlock-http \
     --tool read_file --path "$file" --stderr "$tmp/http.stderr" -- \
     "$airlock" serve --http --workspace "$ws" --data-dir "$tmp/data") || {
