@@ -108,13 +108,13 @@ pub fn timing(total_ms: u64, parts: Option<(u64, Option<u64>)>) -> String {
 pub fn fit(s: &str, max: usize, pad: bool) -> String {
     let mut out = String::new();
     let mut n = 0;
-    for ch in s.chars() {
+    for ch in visible::one_line(s).chars() {
         if n == max {
             out.pop();
             out.push('…');
             return out;
         }
-        out.push(if ch.is_control() { ' ' } else { ch });
+        out.push(ch);
         n += 1;
     }
     if pad {
@@ -131,7 +131,8 @@ mod tests {
     fn fit_cuts_pads_and_flattens() {
         assert_eq!(fit("abc", 5, true), "abc  ");
         assert_eq!(fit("abcdef", 4, false), "abc…");
-        assert_eq!(fit("a\nb", 5, false), "a b");
+        assert_eq!(fit("a\nb", 5, false), "a\\nb");
+        assert_eq!(fit("x\u{202E}y", 20, false), "x<U+202E>y");
         assert_eq!(fit("ééééé", 5, false), "ééééé");
     }
 

@@ -2,26 +2,39 @@
 //! invisible and bidi characters as `<U+…>`. The log and the TUI show
 //! calls with the same words.
 
-/// True for characters that draw nothing or reorder text: zero-width
-/// spaces and joiners, bidi embeddings, overrides and isolates, the BOM,
-/// word joiners and invisible operators, soft hyphens, tag characters.
+/// True for characters that draw nothing, look like a plain space without
+/// being one, or reorder text, decided by their Unicode properties (not a
+/// list of examples): every format character (zero-width spaces and
+/// joiners, bidi embeddings, overrides, isolates and marks, the BOM, word
+/// joiners, invisible operators, soft hyphens, tag characters, the
+/// Egyptian, Brahmi, shorthand and musical format controls), the line and
+/// paragraph separators, every space but U+0020, unassigned code points and
+/// noncharacters, and the default-ignorable characters of other categories
+/// (the combining grapheme joiner, Hangul fillers, Khmer inherent vowels,
+/// Mongolian variation selectors, variation selectors and their
+/// supplement), plus the braille blank.
 pub fn is_invisible(c: char) -> bool {
-    matches!(c as u32,
-        0x200B..=0x200F
-        | 0x202A..=0x202E
-        | 0x2060..=0x2064
-        | 0x2066..=0x2069
-        | 0xFEFF
-        | 0x00AD
-        | 0x034F
-        | 0x061C
-        | 0x115F | 0x1160
-        | 0x17B4 | 0x17B5
-        | 0x180B..=0x180F
-        | 0x3164
-        | 0xFFA0
-        | 0xFFF9..=0xFFFB
-        | 0xE0000..=0xE007F)
+    use unicode_general_category::{GeneralCategory as G, get_general_category};
+    if c == ' ' {
+        return false;
+    }
+    match get_general_category(c) {
+        G::Format
+        | G::LineSeparator
+        | G::ParagraphSeparator
+        | G::SpaceSeparator
+        | G::Unassigned => true,
+        _ => matches!(c as u32,
+            0x034F
+            | 0x115F | 0x1160
+            | 0x17B4 | 0x17B5
+            | 0x180B..=0x180F
+            | 0x2800
+            | 0x3164
+            | 0xFE00..=0xFE0F
+            | 0xFFA0
+            | 0xE0000..=0xE0FFF),
+    }
 }
 
 /// The visible form of `c`, when it needs one.
@@ -58,4 +71,51 @@ pub fn one_line(text: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Characters a red-team pass found printed raw by the earlier list of
+    /// examples: each is now escaped, and the text around it is kept.
+    #[test]
+    fn hiding_characters_are_escaped_by_their_properties() {
+        let hiding = [
+            0x00A0, 0x2003, 0x3000, 0x2028, 0x2029, 0x206A, 0x206F, 0xFE00, 0xFE0F, 0xE0100,
+            0xE01EF, 0x1D173, 0x1D17A, 0x1BCA0, 0x1BCA3, 0x13430, 0x1343F, 0x2800, 0x180E, 0xFDD0,
+            0xFFFE,
+        ];
+        for c in hiding {
+            let c = char::from_u32(c).unwrap();
+            let raw = format!("rm{c}-rf");
+            assert!(is_invisible(c), "{:04X}", c as u32);
+            let shown = one_line(&raw);
+            assert_eq!(shown, format!("rm<U+{:04X}>-rf", c as u32));
+            // The control: printed as it is, the character reaches the
+            // terminal and reads as nothing (or as a plain space).
+            assert!(raw.contains(c) && !shown.contains(c));
+        }
+    }
+
+    /// Every code point of the categories that draw nothing is escaped,
+    /// and ordinary text (letters, marks, symbols, the plain space, tab)
+    /// is kept as it is.
+    #[test]
+    fn the_whole_range_follows_the_categories() {
+        use unicode_general_category::{GeneralCategory as G, get_general_category};
+        for u in 0..=0x10_FFFFu32 {
+            let Some(c) = char::from_u32(u) else { continue };
+            let hidden = matches!(
+                get_general_category(c),
+                G::Format | G::LineSeparator | G::ParagraphSeparator | G::Unassigned
+            ) || (get_general_category(c) == G::SpaceSeparator && c != ' ');
+            if hidden {
+                assert!(escape(c).is_some(), "{u:04X} is shown raw");
+            }
+        }
+        for text in ["héllo ✓ 日本語", "e\u{301}", "a\tb c", "Ελληνικά", "🙂"] {
+            assert_eq!(one_line(text), text.replace('\t', "\\t"));
+        }
+    }
 }

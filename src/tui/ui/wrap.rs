@@ -46,17 +46,18 @@ pub fn wrap_all(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
     lines.into_iter().flat_map(|l| wrap(l, width)).collect()
 }
 
-/// `s` on one line (control characters shown as spaces), cut to `width`
-/// cells with `…` when it does not fit.
+/// `s` on one line (control and invisible characters as escapes, as
+/// [`crate::report::visible::one_line`] writes them), cut to `width` cells
+/// with `…` when it does not fit.
 pub fn fit(s: &str, width: usize) -> String {
-    let clean = |c: char| if c.is_control() { ' ' } else { c };
-    let total: usize = s.chars().map(|c| clean(c).width().unwrap_or(0)).sum();
+    let s = crate::report::visible::one_line(s);
+    let total: usize = s.chars().map(|c| c.width().unwrap_or(0)).sum();
     if total <= width {
-        return s.chars().map(clean).collect();
+        return s;
     }
     let mut out = String::new();
     let mut used = 0;
-    for c in s.chars().map(clean) {
+    for c in s.chars() {
         let w = c.width().unwrap_or(0);
         if used + w + 1 > width {
             break;
@@ -88,6 +89,7 @@ mod tests {
         assert_eq!(wrap(Line::from(""), 5).len(), 1);
         assert_eq!(fit("hello world", 6), "hello…");
         assert_eq!(fit("hello", 5), "hello");
-        assert_eq!(fit("a\nb", 5), "a b");
+        assert_eq!(fit("a\nb", 5), "a\\nb");
+        assert_eq!(fit("x\u{202E}y", 20), "x<U+202E>y");
     }
 }
