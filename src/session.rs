@@ -116,10 +116,15 @@ pub fn start_with(
     let scope = Scope::new(&workspace, &cfg.scope.extra_roots, &cfg.scope.excluded)?
         .with_hard_links(cfg.scope.hard_links)
         .with_deny_read(&cfg.sandbox.deny_read, home.as_deref());
-    let sandbox = Sandbox::new(&sandbox.apply(&cfg.sandbox), &workspace, scope.exclusions());
+    let data_dir = crate::dirs::data_dir(opts.data_dir.as_deref());
+    // The shell never sees airlock's own data: every session's trail (with
+    // output excerpts of other projects) and the logs.
+    let mut sandbox_cfg = sandbox.apply(&cfg.sandbox);
+    let data_abs = std::path::absolute(&data_dir).unwrap_or_else(|_| data_dir.clone());
+    sandbox_cfg.deny_read.push(data_abs.display().to_string());
+    let sandbox = Sandbox::new(&sandbox_cfg, &workspace, scope.exclusions());
     log_sandbox(sandbox.status());
     let tools = ToolRegistry::configured(&cfg.tools, &cfg.bash, Some(sandbox.clone()))?;
-    let data_dir = crate::dirs::data_dir(opts.data_dir.as_deref());
     let (audit, id) = AuditLog::create_in(&crate::dirs::audit_dir(&data_dir))?;
     let audit = Arc::new(audit);
     audit.append(&AuditEvent::SessionStart {
