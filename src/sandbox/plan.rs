@@ -505,8 +505,8 @@ fn ruleset(
     Ok(r)
 }
 
-/// Read-only binds of the `protect` paths that exist in the workspace,
-/// each preceded by a plain bind of its top directory onto itself (`.git`),
+/// Read-only binds of the `protect` paths in the workspace (a placeholder
+/// made where one is absent, unless it ends with `?`), each preceded by a plain bind of its top directory onto itself (`.git`),
 /// so that directory, now a mount point, cannot be moved away and replaced.
 fn protect_steps(
     ws: &Path,
@@ -516,9 +516,19 @@ fn protect_steps(
 ) -> io::Result<Vec<Step>> {
     let mut tops: Vec<PathBuf> = Vec::new();
     let mut ro: Vec<PathBuf> = Vec::new();
-    for rel in protect {
+    for entry in protect {
+        // `name?`: protected when it exists, no placeholder made (a file an
+        // agent parses, such as `.mcp.json`, must not appear empty).
+        let (rel, when_present) = match entry.strip_suffix('?') {
+            Some(rel) => (rel, true),
+            None => (entry.as_str(), false),
+        };
         let path = ws.join(rel);
-        if std::fs::symlink_metadata(&path).is_err() {
+        let absent = std::fs::symlink_metadata(&path).is_err();
+        if absent && when_present {
+            continue;
+        }
+        if absent {
             // Absent: an empty placeholder (a directory when the entry
             // ends with `/`), so it cannot be created inside the sandbox.
             let made_it = if rel.ends_with('/') {

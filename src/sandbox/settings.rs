@@ -102,9 +102,20 @@ pub const DEFAULT_ALLOW_ENV: &[&str] = &[
     "SSL_CERT_DIR",
 ];
 
-/// Kept read-only by default.
-/// (Git's control files are protected by `protect_git`.)
-pub const DEFAULT_PROTECT: &[&str] = &[crate::dirs::PROJECT_CONFIG];
+/// Kept read-only by default: what runs outside the sandbox later without
+/// asking. airlock's project config; the agents' project settings, where
+/// their hooks, permissions and MCP servers live (Claude Code's `.claude/`
+/// and `.mcp.json`, whose servers are approved by name; Codex's `.codex/`;
+/// Gemini CLI's `.gemini/`). A trailing `/` protects a directory, a
+/// trailing `?` only a path that exists (no empty placeholder for a file
+/// an agent parses). (Git's control files are protected by `protect_git`.)
+pub const DEFAULT_PROTECT: &[&str] = &[
+    crate::dirs::PROJECT_CONFIG,
+    ".claude/",
+    ".mcp.json?",
+    ".codex/",
+    ".gemini/",
+];
 
 /// Hidden by default (besides the workspace's excluded paths).
 pub const DEFAULT_DENY_READ: &[&str] = &["~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud"];
