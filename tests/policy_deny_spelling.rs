@@ -153,3 +153,66 @@ fn static_commands_still_follow_the_rules() {
     );
     assert_eq!(evaluate(&deny_writes, "$(echo ls)").verdict, Verdict::Allow);
 }
+
+/// `rm -rf` spelled other ways: the options apart, in another order,
+/// among others, by their long names, `-R` for `-r`.
+const RM_SPELLINGS: &[&str] = &[
+    "rm -fr X",
+    "rm -r -f X",
+    "rm -f -r X",
+    "rm -rfv X",
+    "rm -Rf X",
+    "rm --recursive --force X",
+    "rm --rec --force X",
+    "rm -r --force X",
+];
+
+#[test]
+fn deny_rules_see_options_however_they_are_spelled() {
+    let rules = |deny: bool| {
+        let mut r = vec![Rule::parse(Action::Allow, "bash(rm *)", "t").unwrap()];
+        if deny {
+            r.push(Rule::parse(Action::Deny, "bash(rm -rf *)", "t").unwrap());
+        }
+        Policy::with_rules(Mode::Default, r, std::path::Path::new("/ws"), false)
+    };
+    let (with, without) = (rules(true), rules(false));
+    for command in RM_SPELLINGS {
+        // CONTROL: the real rm removes a tree with a read-only file in it
+        // (what -r and -f do together), and without the deny rule the
+        // allow rule lets it run.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("X/d")).unwrap();
+        std::fs::write(dir.path().join("X/d/f"), "x").unwrap();
+        let mut perms = std::fs::metadata(dir.path().join("X/d/f"))
+            .unwrap()
+            .permissions();
+        perms.set_readonly(true);
+        std::fs::set_permissions(dir.path().join("X/d/f"), perms).unwrap();
+        Command::new("bash")
+            .args(["--norc", "--noprofile", "-c", command])
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            !dir.path().join("X").exists(),
+            "control: {command:?} removes the tree"
+        );
+        assert_eq!(
+            evaluate(&without, command).verdict,
+            Verdict::Allow,
+            "{command:?}"
+        );
+        let v = evaluate(&with, command);
+        assert_eq!(v.verdict, Verdict::Deny, "{command:?}: {v:?}");
+    }
+    // Not recursive and forced: the deny rule does not apply.
+    for command in ["rm -v -- X", "rm -r X", "rm -f X", "rm -- -rf"] {
+        assert_eq!(
+            evaluate(&with, command).verdict,
+            Verdict::Allow,
+            "{command:?}"
+        );
+    }
+}

@@ -98,6 +98,9 @@ impl Specifier {
 
     fn matches_one(&self, cmd: &SimpleCommand, by_basename: bool) -> bool {
         let words = &cmd.words;
+        if by_basename && self.matches_by_options(cmd) {
+            return true;
+        }
         if words.is_empty() || words.len() < self.words.len() {
             return false;
         }
@@ -125,6 +128,35 @@ impl Specifier {
         // A prefix rule allows the program's own behaviour, not what an
         // option that loads code or config would run.
         by_basename || code_loading_option(words).is_none()
+    }
+}
+
+impl Specifier {
+    /// Deny and ask rules naming short options: the same options however
+    /// the command spells them (`options.rs`). A word only known when the
+    /// shell runs it is an operand no rule word equals.
+    fn matches_by_options(&self, cmd: &SimpleCommand) -> bool {
+        let Some(Word::Literal(program)) = cmd.words.first() else {
+            return false;
+        };
+        let want = self.words.first().map(String::as_str);
+        let same_program = match want {
+            Some(w) if !w.contains('/') => basename(program) == w,
+            Some(w) => program == w,
+            None => false,
+        };
+        if !same_program {
+            return false;
+        }
+        let words: Vec<&str> = cmd
+            .words
+            .iter()
+            .map(|w| match w {
+                Word::Literal(s) => s.as_str(),
+                Word::Expanded(_) => "\0expanded",
+            })
+            .collect();
+        super::options::matches(&self.words, &words, self.any_tail).unwrap_or(false)
     }
 }
 

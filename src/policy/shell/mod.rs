@@ -22,6 +22,7 @@ mod braces;
 mod classify;
 mod loaders;
 mod matcher;
+mod options;
 mod parse;
 mod prefix;
 mod redirect;
