@@ -23,8 +23,11 @@ struct Raw {
 
 impl Raw {
     fn spawn(ws: &Ws) -> Self {
-        let mut child = ws
-            .serve_stdio()
+        Self::spawn_with(ws.serve_stdio())
+    }
+
+    fn spawn_with(mut cmd: tokio::process::Command) -> Self {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -491,4 +494,53 @@ async fn every_request_with_an_id_is_answered_even_when_unreadable() {
     assert_eq!(errors.len(), 6, "each bad line is audited: {errors:?}");
     assert!(errors[0]["error"].as_str().unwrap().contains("too large"));
     assert!(errors[4]["error"].as_str().unwrap().contains("surrogate"));
+}
+
+/// A request that reuses the id of one still running is refused before it
+/// runs (rmcp would run both and drop one answer, so a command could run
+/// and its result never arrive); the first is answered as usual, the
+/// refusal is audited, and once answered the id can be used again.
+#[tokio::test]
+async fn a_request_reusing_an_id_in_flight_is_refused_not_run() {
+    let ws = Ws::new();
+    let mut cmd = ws.serve_stdio();
+    cmd.arg("--approve-all").arg("--sandbox").arg("off");
+    let mut raw = Raw::spawn_with(cmd);
+    raw.initialize("dup-id").await;
+    let bash = |c: &str| json!({ "command": c });
+    raw.send(call(78, "bash", bash("sleep 1; echo slow"))).await;
+    raw.send(call(78, "bash", bash("touch dup-ran; echo fast")))
+        .await;
+    let first = raw.reply(78).await;
+    let message = first["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("has not been answered yet"), "{first}");
+    let second = raw.reply(78).await;
+    let text = second["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("slow"), "{second}");
+    assert!(!ws.root.join("dup-ran").exists(), "the refused request ran");
+    // Answered: the id is free again, and a request with it runs.
+    raw.send(call(78, "bash", bash("touch dup-ran; echo again")))
+        .await;
+    let third = raw.reply(78).await;
+    assert!(
+        third["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("again"),
+        "{third}"
+    );
+    // The control: the same request, given a fresh id, runs.
+    assert!(ws.root.join("dup-ran").exists());
+    raw.finish().await;
+    let audit = ws.audit();
+    let rejected = of_type(&audit, "protocol_error");
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert!(
+        rejected[0].to_string().contains("touch dup-ran; echo fast"),
+        "{}",
+        rejected[0]
+    );
+    assert_eq!(of_type(&audit, "call_requested").len(), 2);
 }

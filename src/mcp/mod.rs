@@ -20,6 +20,7 @@ use crate::supervisor::Supervisor;
 pub mod discovery;
 pub mod handler;
 pub mod http;
+mod in_flight;
 mod line_out;
 mod plain_call;
 pub mod relay;

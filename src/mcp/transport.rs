@@ -25,6 +25,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::task::JoinHandle;
 
+use super::in_flight::InFlight;
 use super::line_out::LineOut;
 
 /// The longest message (one line) airlock accepts: 16 MiB.
@@ -78,6 +79,8 @@ pub struct LineTransport<R> {
     on_rejected: Option<RejectHook>,
     /// Cancelled once the peer's input ends (EOF or a read error).
     input_closed: Option<tokio_util::sync::CancellationToken>,
+    /// The ids of the requests not answered yet.
+    in_flight: InFlight,
 }
 
 /// Called with the error sent back and the offending bytes (possibly cut).
@@ -106,6 +109,7 @@ where
             writer: Some(writer),
             on_rejected: None,
             input_closed: None,
+            in_flight: InFlight::default(),
         }
     }
 
@@ -220,6 +224,7 @@ where
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         // Written (or queued whole) here, not in the future: a line is
         // never cut by a caller that drops the future.
+        self.in_flight.answered(&item);
         let out = self.out.clone();
         let sent = match (encode(&item), &out) {
             (Ok(bytes), Some(o)) => o.push(bytes),
@@ -251,7 +256,12 @@ where
             }
             let classified = match self.read_line().await {
                 Line::Complete => {
-                    let c = classify(&self.line);
+                    let mut c = classify(&self.line);
+                    if let Classified::Message(m) = &c
+                        && let Err(id) = self.in_flight.arrived(m)
+                    {
+                        c = Classified::Reply(id_in_use(id));
+                    }
                     if let Classified::Reply(reply) = &c {
                         self.report(reply, &self.line);
                     }
@@ -356,6 +366,20 @@ fn keep_tail(tail: &mut Vec<u8>, more: &[u8]) {
 
 fn error_reply(error: ErrorData, id: Option<RequestId>) -> Classified {
     Classified::Reply(ServerJsonRpcMessage::error(error, id))
+}
+
+/// The answer to a request that reuses the id of one still in flight.
+fn id_in_use(id: RequestId) -> ServerJsonRpcMessage {
+    ServerJsonRpcMessage::error(
+        ErrorData::invalid_request(
+            format!(
+                "invalid request: id {id} is used by a request that has not been answered \
+                 yet; this request was not run (JSON-RPC ids must be unique while in flight)"
+            ),
+            None,
+        ),
+        Some(id),
+    )
 }
 
 fn too_large(len: usize, id: Option<RequestId>) -> ServerJsonRpcMessage {
