@@ -149,6 +149,20 @@ impl Fixture {
             .unwrap()
     }
 
+    /// End the session (the agent goes away, the session is dropped: its
+    /// placeholders are removed), keeping the directories.
+    pub fn end(self) -> (tempfile::TempDir, tempfile::TempDir) {
+        self.disconnect();
+        let Self {
+            _dir,
+            _outside,
+            session,
+            ..
+        } = self;
+        drop(session);
+        (_dir, _outside)
+    }
+
     /// The agent goes away (its shell is closed).
     pub fn disconnect(&self) {
         self.session.supervisor.agent_disconnected(&self.agent);
