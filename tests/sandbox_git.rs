@@ -158,7 +158,8 @@ const ATTACKS: &[Attack] = &[
     },
     // git counts a directory as a repository when HEAD is valid and
     // `objects` and `refs` pass access(X_OK), whatever their type, and
-    // whenever that becomes true.
+    // whenever that becomes true. (`mkdir sub &&`: the background re-run
+    // must not plant anew, which a check made only as names appear sees.)
     Attack {
         name: "a repository of executable files (objects, refs) in a subdirectory",
         setup: Setup::Repo,
@@ -174,13 +175,13 @@ const ATTACKS: &[Attack] = &[
     Attack {
         name: "objects and refs symlinks dangling when made, their targets made beside them",
         setup: Setup::Repo,
-        command: "mkdir -p sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && ln -sfn o sub/objects && ln -sfn r sub/refs && sleep 0.2 && mkdir -p sub/o sub/r",
+        command: "mkdir sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && ln -sfn o sub/objects && ln -sfn r sub/refs && sleep 0.2 && mkdir -p sub/o sub/r",
         host_dirs: &["sub"],
     },
     Attack {
         name: "objects and refs symlinks dangling when made, their targets made elsewhere",
         setup: Setup::Repo,
-        command: "mkdir -p sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && ln -sfn ../far/o sub/objects && ln -sfn ../far/r sub/refs && sleep 0.2 && mkdir -p far/o far/r",
+        command: "mkdir sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && ln -sfn ../far/o sub/objects && ln -sfn ../far/r sub/refs && sleep 0.2 && mkdir -p far/o far/r",
         host_dirs: &["sub"],
     },
     Attack {
