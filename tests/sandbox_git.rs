@@ -256,7 +256,11 @@ async fn payload_ran(a: &Attack, protect: bool) -> bool {
     let _dirs = f.end();
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     if std::env::var_os("DEBUG_GIT").is_some() {
-        eprintln!("{}: after the session, .git exists: {}", a.name, ws.join(".git").exists());
+        eprintln!(
+            "{}: after the session, .git exists: {}",
+            a.name,
+            ws.join(".git").exists()
+        );
     }
     host_git(a, &ws, &out.text);
     let ran = marker.exists();

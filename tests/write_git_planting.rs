@@ -38,7 +38,11 @@ fn ws() -> Ws {
     let outside = std::fs::canonicalize(dir.path()).unwrap();
     let marker = outside.join("marker");
     let payload = outside.join("payload");
-    std::fs::write(&payload, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    std::fs::write(
+        &payload,
+        format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
+    )
+    .unwrap();
     std::fs::set_permissions(&payload, std::fs::Permissions::from_mode(0o755)).unwrap();
     let audit = outside.join("audit/t.jsonl");
     let excluded: Vec<String> = airlock::scope::DEFAULT_EXCLUDED
@@ -130,7 +134,16 @@ const HEAD: &str = "ref: refs/heads/main\n";
 fn plants() -> Vec<Plant> {
     vec![
         // A repository from nothing, directories made by the write itself.
-        (|_| {}, &["sub/HEAD", "sub/objects/.keep", "sub/refs/.keep", "sub/config"], "sub"),
+        (
+            |_| {},
+            &[
+                "sub/HEAD",
+                "sub/objects/.keep",
+                "sub/refs/.keep",
+                "sub/config",
+            ],
+            "sub",
+        ),
         // objects and refs executable files (made by a shell earlier).
         (
             |w| {
@@ -213,8 +226,14 @@ async fn writes_that_plant_or_enter_a_repository_are_refused_and_audited() {
             planted.push(at);
         }
     }
-    assert!(planted.is_empty(), "host git ran a payload written in: {planted:?}");
-    assert!(refusals >= 5, "each plant was refused and audited ({refusals})");
+    assert!(
+        planted.is_empty(),
+        "host git ran a payload written in: {planted:?}"
+    );
+    assert!(
+        refusals >= 5,
+        "each plant was refused and audited ({refusals})"
+    );
 }
 
 #[tokio::test]
@@ -230,23 +249,42 @@ async fn control_the_same_files_written_directly_make_host_git_run_the_payload()
             missed.push(at);
         }
     }
-    assert!(missed.is_empty(), "these plants do not work even unprotected: {missed:?}");
+    assert!(
+        missed.is_empty(),
+        "these plants do not work even unprotected: {missed:?}"
+    );
 }
 
 #[tokio::test]
 async fn edit_file_in_a_bare_repository_and_nested_project_configs_are_refused() {
     let w = ws();
-    assert!(git(&w.root, &["init", "-q", "--bare", "b.git"]).status.success());
+    assert!(
+        git(&w.root, &["init", "-q", "--bare", "b.git"])
+            .status
+            .success()
+    );
     let out = w
         .call(
             "edit_file",
             json!({"path": "b.git/config", "old_text": "[core]", "new_text": "[alias]\n\tx = !true\n[core]"}),
         )
         .await;
-    assert!(out.is_error && out.text.contains("git repository b.git"), "{}", out.text);
-    for p in ["crates/foo/.airlock.toml", "crates/bar/.AIRLOCK.TOML", "a/.Git/config"] {
+    assert!(
+        out.is_error && out.text.contains("git repository b.git"),
+        "{}",
+        out.text
+    );
+    for p in [
+        "crates/foo/.airlock.toml",
+        "crates/bar/.AIRLOCK.TOML",
+        "a/.Git/config",
+    ] {
         let out = w.write(p, "x = 1\n").await;
-        assert!(out.is_error && out.text.contains("(protected)"), "{p}: {}", out.text);
+        assert!(
+            out.is_error && out.text.contains("(protected)"),
+            "{p}: {}",
+            out.text
+        );
         assert!(!w.root.join(p).exists());
     }
     assert_eq!(w.scope_refusals(), 4);
@@ -267,7 +305,11 @@ async fn ordinary_writes_next_to_git_names_still_work() {
         assert!(!out.is_error, "{p}: {}", out.text);
     }
     // Inside a nested repository's work tree (not its control directory).
-    assert!(git(&w.root.join("src"), &["init", "-q", "inner"]).status.success());
+    assert!(
+        git(&w.root.join("src"), &["init", "-q", "inner"])
+            .status
+            .success()
+    );
     let out = w.write("src/inner/lib.rs", "x\n").await;
     assert!(!out.is_error, "{}", out.text);
 }

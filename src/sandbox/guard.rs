@@ -162,7 +162,12 @@ impl Guard {
     /// its secrets' inodes are secret.
     pub fn learn(&self, s: &Scan) {
         let mut st = self.lock();
-        for p in s.gitdirs.iter().chain(&s.gitfiles).chain(&s.project_configs) {
+        for p in s
+            .gitdirs
+            .iter()
+            .chain(&s.gitfiles)
+            .chain(&s.project_configs)
+        {
             if let Some(id) = scan::file_id(p) {
                 st.known.insert(id);
             }
@@ -453,9 +458,7 @@ impl Guard {
             return;
         }
         if !super::repo::is_repository(dir) {
-            let shaped = what
-                .file_name()
-                .is_some_and(super::repo::is_shape_name);
+            let shaped = what.file_name().is_some_and(super::repo::is_shape_name);
             if shaped && what.parent() == Some(dir) {
                 Self::remember(st, dir);
             }

@@ -167,7 +167,11 @@ mod tests {
         assert!(!would_be_repository(e, OsStr::new("HEAD"), Planned::Dir));
         std::fs::write(e.join("HEAD"), "ref: refs/heads/main\n").unwrap();
         std::fs::remove_dir(e.join("objects")).unwrap();
-        assert!(would_be_repository(e, OsStr::new("commondir"), Planned::File));
+        assert!(would_be_repository(
+            e,
+            OsStr::new("commondir"),
+            Planned::File
+        ));
         assert!(would_be_repository(e, OsStr::new("OBJECTS"), Planned::Dir));
         assert!(!would_be_repository(e, OsStr::new("src"), Planned::Dir));
     }

@@ -154,13 +154,13 @@ impl Fixture {
     pub fn end(self) -> (tempfile::TempDir, tempfile::TempDir) {
         self.disconnect();
         let Self {
-            _dir,
-            _outside,
+            _dir: dir,
+            _outside: outside,
             session,
             ..
         } = self;
         drop(session);
-        (_dir, _outside)
+        (dir, outside)
     }
 
     /// The agent goes away (its shell is closed).
