@@ -314,6 +314,40 @@ async fn control_without_protection_every_attack_runs_on_the_host() {
     );
 }
 
+/// A shell leaves `sub` one step short of a repository (dangling `objects`
+/// and `refs` symlinks to `far/`) and ends; then `write_file` (outside the
+/// sandbox, no shell running) makes `far/o/` and `far/r/`: whether host git
+/// in `sub` runs the payload.
+async fn completed_after_the_shell(protect: bool) -> bool {
+    let f = fixture(&format!("protect_git = {protect}"));
+    host_repo(&f.ws);
+    let marker = f.outside.join("marker");
+    f.ok(&PAYLOAD.replace("{m}", &q(&marker))).await;
+    f.ok("mkdir sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && ln -s ../far/o sub/objects && ln -s ../far/r sub/refs")
+        .await;
+    f.disconnect();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    for p in ["far/o/.keep", "far/r/.keep"] {
+        let out = f
+            .call_as_another("write_file", serde_json::json!({"path": p, "content": ""}))
+            .await;
+        assert!(!out.is_error, "{p}: {}", out.text);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    git(&f.ws.join("sub"), &["status"]);
+    marker.exists()
+}
+
+#[tokio::test]
+async fn a_write_completing_what_a_shell_left_is_caught_after_the_shell_ended() {
+    assert!(!completed_after_the_shell(true).await);
+}
+
+#[tokio::test]
+async fn control_a_write_completing_what_a_shell_left_runs_unprotected() {
+    assert!(completed_after_the_shell(false).await);
+}
+
 #[tokio::test]
 async fn git_still_commits_inside_the_sandbox_and_the_result_reports_what_was_removed() {
     let f = fixture("");

@@ -127,7 +127,7 @@ fn exec_file(p: &Path) {
 }
 
 /// The plants: (what exists first, the files written, where host git runs).
-type Plant = (fn(&Path), &'static [&'static str], &'static str);
+type Plant = (fn(&Ws), &'static [&'static str], &'static str);
 
 const HEAD: &str = "ref: refs/heads/main\n";
 
@@ -144,11 +144,25 @@ fn plants() -> Vec<Plant> {
             ],
             "sub",
         ),
+        // Dangling objects and refs symlinks (a shell made them), their
+        // targets made by the write.
+        (
+            |w| {
+                let d = w.root.join("d");
+                std::fs::create_dir_all(&d).unwrap();
+                std::fs::write(d.join("HEAD"), HEAD).unwrap();
+                std::fs::write(d.join("config"), w.config()).unwrap();
+                std::os::unix::fs::symlink("o", d.join("objects")).unwrap();
+                std::os::unix::fs::symlink("r", d.join("refs")).unwrap();
+            },
+            &["d/o/.keep", "d/r/.keep"],
+            "d",
+        ),
         // objects and refs executable files (made by a shell earlier).
         (
             |w| {
-                exec_file(&w.join("x/objects"));
-                exec_file(&w.join("x/refs"));
+                exec_file(&w.root.join("x/objects"));
+                exec_file(&w.root.join("x/refs"));
             },
             &["x/HEAD", "x/config"],
             "x",
@@ -156,9 +170,9 @@ fn plants() -> Vec<Plant> {
         // Symlinks to directories that exist.
         (
             |w| {
-                std::fs::create_dir_all(w.join("l/o")).unwrap();
-                std::os::unix::fs::symlink("/", w.join("l/objects")).unwrap();
-                std::os::unix::fs::symlink("o", w.join("l/refs")).unwrap();
+                std::fs::create_dir_all(w.root.join("l/o")).unwrap();
+                std::os::unix::fs::symlink("/", w.root.join("l/objects")).unwrap();
+                std::os::unix::fs::symlink("o", w.root.join("l/refs")).unwrap();
             },
             &["l/HEAD", "l/config"],
             "l",
@@ -166,8 +180,8 @@ fn plants() -> Vec<Plant> {
         // The workspace root itself.
         (
             |w| {
-                std::fs::create_dir_all(w.join("objects")).unwrap();
-                std::fs::create_dir_all(w.join("refs")).unwrap();
+                std::fs::create_dir_all(w.root.join("objects")).unwrap();
+                std::fs::create_dir_all(w.root.join("refs")).unwrap();
             },
             &["HEAD", "config"],
             ".",
@@ -175,7 +189,7 @@ fn plants() -> Vec<Plant> {
         // A bare repository's config and hooks.
         (
             |w| {
-                let out = git(w, &["init", "-q", "--bare", "remote.git"]);
+                let out = git(&w.root, &["init", "-q", "--bare", "remote.git"]);
                 assert!(out.status.success(), "{out:?}");
             },
             &["remote.git/config", "remote.git/hooks/pre-auto-gc"],
@@ -209,7 +223,7 @@ async fn writes_that_plant_or_enter_a_repository_are_refused_and_audited() {
     let mut refusals = 0;
     for (setup, files, at) in plants() {
         let w = ws();
-        setup(&w.root);
+        setup(&w);
         for f in files {
             let content = match Path::new(f).file_name().and_then(|n| n.to_str()) {
                 Some("HEAD") => HEAD.to_string(),
@@ -241,7 +255,7 @@ async fn control_the_same_files_written_directly_make_host_git_run_the_payload()
     let mut missed = Vec::new();
     for (setup, files, at) in plants() {
         let w = ws();
-        setup(&w.root);
+        setup(&w);
         for f in files {
             write_directly(&w, f);
         }

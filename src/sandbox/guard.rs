@@ -297,9 +297,12 @@ impl Guard {
         }
     }
 
-    /// Whether a pending directory became a repository.
+    /// Whether a pending directory became a repository. Also while no
+    /// shell runs: what completes a directory the sandbox (or a walk) left
+    /// one step short is not the user's new repository (`write_file`
+    /// making the target of a dangling `objects` symlink, say).
     fn recheck_pending(st: &mut State) {
-        if st.pending.is_empty() || !st.protect_git || !Self::live(st) {
+        if st.pending.is_empty() || !st.protect_git {
             return;
         }
         let dirs: Vec<PathBuf> = st.pending.iter().cloned().collect();
@@ -308,7 +311,7 @@ impl Guard {
                 st.pending.remove(&d);
                 continue;
             }
-            Self::check_gitdir_shape(st, &d, &d);
+            Self::shape_now(st, &d, &d);
         }
     }
 
@@ -439,6 +442,10 @@ impl Guard {
         if !st.protect_git || !Self::live(st) {
             return;
         }
+        Self::shape_now(st, dir, what);
+    }
+
+    fn shape_now(st: &mut State, dir: &Path, what: &Path) {
         let known = scan::file_id(dir).is_some_and(|id| st.known.contains(&id));
         let rel = |p: &Path| p.strip_prefix(&st.ws).unwrap_or(p).display().to_string();
         if known {

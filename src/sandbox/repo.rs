@@ -42,7 +42,9 @@ pub fn is_repository(dir: &Path) -> bool {
 
 /// Whether `dir` would be a repository once `name` is created in it as
 /// `planned` (its content assumed the worst: a valid `HEAD`, an
-/// executable `objects`, a `commondir` pointing at a repository).
+/// executable `objects`, a `commondir` pointing at a repository). An
+/// `objects` or `refs` symlink counts even when dangling: the write may be
+/// what completes it.
 pub fn would_be_repository(dir: &Path, name: &OsStr, planned: Planned) -> bool {
     shape(dir, Some((name, planned)))
 }
@@ -70,7 +72,12 @@ fn shape(dir: &Path, planned: Option<(&OsStr, Planned)>) -> bool {
     if is("commondir").is_some() || std::fs::metadata(dir.join("commondir")).is_ok() {
         return true;
     }
-    let searchable = |n: &str| is(n).is_some() || access_x(&dir.join(n));
+    let searchable = |n: &str| {
+        is(n).is_some()
+            || access_x(&dir.join(n))
+            || (planned.is_some()
+                && std::fs::symlink_metadata(dir.join(n)).is_ok_and(|m| m.file_type().is_symlink()))
+    };
     let objects = searchable("objects") || std::env::var_os("GIT_OBJECT_DIRECTORY").is_some();
     objects && searchable("refs")
 }
@@ -155,6 +162,7 @@ mod tests {
         symlink("o", d.join("objects")).unwrap();
         symlink("r", d.join("refs")).unwrap();
         assert!(!is_repository(d));
+        assert!(would_be_repository(d, OsStr::new("o"), Planned::Dir));
         std::fs::create_dir(d.join("o")).unwrap();
         std::fs::create_dir(d.join("r")).unwrap();
         assert!(is_repository(d));
