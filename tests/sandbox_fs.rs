@@ -319,3 +319,44 @@ fn host_git_init(ws: &std::path::Path) {
         .unwrap();
     assert!(st.success());
 }
+
+/// A nested `.airlock.toml` configures an airlock started in its directory:
+/// an existing one is read-only in the sandbox, one planted while the shell
+/// runs is moved aside. What the sandbox managed: (the existing one
+/// changed, a planted one left in place, the command's result).
+async fn nested_project_configs(protect: bool) -> (bool, bool, String) {
+    let f = fixture(&format!("protect_git = {protect}"));
+    std::fs::create_dir_all(f.ws.join("crates/foo")).unwrap();
+    std::fs::write(
+        f.ws.join("crates/foo/.airlock.toml"),
+        "mode = \"default\"\n",
+    )
+    .unwrap();
+    f.restart().await;
+    let out = f
+        .bash("echo 'mode = \"yolo\"' >> crates/foo/.airlock.toml; mkdir -p crates/bar && echo 'mode = \"yolo\"' > crates/bar/.airlock.toml; true")
+        .await;
+    let changed = std::fs::read_to_string(f.ws.join("crates/foo/.airlock.toml")).unwrap()
+        != "mode = \"default\"\n";
+    (
+        changed,
+        f.ws.join("crates/bar/.airlock.toml").exists(),
+        out.text,
+    )
+}
+
+#[tokio::test]
+async fn nested_project_configs_are_read_only_and_planted_ones_moved_aside() {
+    let (changed, planted, said) = nested_project_configs(true).await;
+    assert!(!changed && !planted, "{said}");
+    assert!(
+        said.contains("airlock moved crates/bar/.airlock.toml aside"),
+        "{said}"
+    );
+}
+
+#[tokio::test]
+async fn control_nested_project_configs_are_writable_without_protection() {
+    let (changed, planted, said) = nested_project_configs(false).await;
+    assert!(changed && planted, "{said}");
+}

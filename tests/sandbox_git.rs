@@ -3,7 +3,9 @@
 //! `commondir`, a `gitdir:` file, `git init` in a workspace that is not a
 //! repository, a nested repository registered as a submodule, an existing
 //! nested repository, a separate-git-dir submodule, a bare repository
-//! shape), host-side `git status` and `git commit` afterwards run nothing
+//! shape, repositories whose `objects`/`refs` are executable files or
+//! symlinks completed later, a `HEAD` made valid later, the workspace root
+//! itself), host-side `git status` and `git commit` afterwards run nothing
 //! the sandbox wrote. Each attack has its control: with
 //! `protect_git = false` the same attack makes host git run the payload.
 
@@ -154,6 +156,46 @@ const ATTACKS: &[Attack] = &[
         command: "mkdir -p b/objects b/refs && echo 'ref: refs/heads/main' > b/HEAD && printf '[core]\\n\\tbare = true\\n\\tfsmonitor = %s\\n[alias]\\n\\tst = !%s\\n' \"$PWD/p\" \"$PWD/p\" > b/config && mkdir b/hooks && cp p b/hooks/pre-commit",
         host_dirs: &["b"],
     },
+    // git counts a directory as a repository when HEAD is valid and
+    // `objects` and `refs` pass access(X_OK), whatever their type, and
+    // whenever that becomes true. (`mkdir sub &&`: the background re-run
+    // must not plant anew, which a check made only as names appear sees.)
+    Attack {
+        name: "a repository of executable files (objects, refs) in a subdirectory",
+        setup: Setup::Repo,
+        command: "mkdir -p sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '#!/bin/sh\\n' > sub/objects && cp sub/objects sub/refs && chmod +x sub/objects sub/refs && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config",
+        host_dirs: &["sub"],
+    },
+    Attack {
+        name: "the workspace root made a repository of executable files",
+        setup: Setup::NoRepo,
+        command: "printf 'ref: refs/heads/main\\n' > HEAD && printf '#!/bin/sh\\n' > objects && cp objects refs && chmod +x objects refs && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > config",
+        host_dirs: &["."],
+    },
+    Attack {
+        name: "objects and refs symlinks dangling when made, their targets made beside them",
+        setup: Setup::Repo,
+        command: "mkdir sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && ln -sfn o sub/objects && ln -sfn r sub/refs && sleep 0.2 && mkdir -p sub/o sub/r",
+        host_dirs: &["sub"],
+    },
+    Attack {
+        name: "objects and refs symlinks dangling when made, their targets made elsewhere",
+        setup: Setup::Repo,
+        command: "mkdir sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && ln -sfn ../far/o sub/objects && ln -sfn ../far/r sub/refs && sleep 0.2 && mkdir -p far/o far/r",
+        host_dirs: &["sub"],
+    },
+    Attack {
+        name: "objects and refs files made executable later",
+        setup: Setup::Repo,
+        command: "mkdir -p sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && : > sub/objects && : > sub/refs && sleep 0.2 && chmod +x sub/objects sub/refs",
+        host_dirs: &["sub"],
+    },
+    Attack {
+        name: "HEAD made valid later",
+        setup: Setup::Repo,
+        command: "mkdir -p sub/objects sub/refs && : > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && sleep 0.2 && printf 'ref: refs/heads/main\\n' > sub/HEAD",
+        host_dirs: &["sub"],
+    },
 ];
 
 fn prepare(f: &Fixture, setup: Setup) {
@@ -208,9 +250,30 @@ async fn payload_ran(a: &Attack, protect: bool) -> bool {
     f.bash(&format!("(sleep 0.3; {}) >/dev/null 2>&1 &", a.command))
         .await;
     tokio::time::sleep(std::time::Duration::from_millis(600)).await;
-    let _ = out;
+    host_git(a, &f.ws, &out.text);
+    // And once the session ended (its placeholders gone).
+    let ws = f.ws.clone();
+    let _dirs = f.end();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    if std::env::var_os("DEBUG_GIT").is_some() {
+        eprintln!(
+            "{}: after the session, .git exists: {}",
+            a.name,
+            ws.join(".git").exists()
+        );
+    }
+    host_git(a, &ws, &out.text);
+    let ran = marker.exists();
+    if ran && protect {
+        eprintln!("{}: the payload ran; sandbox said: {}", a.name, out.text);
+    }
+    ran
+}
+
+/// Host-side git where the attack says.
+fn host_git(a: &Attack, ws: &Path, said: &str) {
     for d in a.host_dirs {
-        let dir = f.ws.join(d);
+        let dir = ws.join(d);
         if !dir.is_dir() {
             continue;
         }
@@ -218,14 +281,9 @@ async fn payload_ran(a: &Attack, protect: bool) -> bool {
         git(&dir, &["st"]);
         let a2 = git(&dir, &["commit", "-q", "--allow-empty", "-m", "host"]);
         if std::env::var_os("DEBUG_GIT").is_some() {
-            eprintln!("{}: {:?} {:?} {}", a.name, a1, a2, out.text);
+            eprintln!("{}: {:?} {:?} {}", a.name, a1, a2, said);
         }
     }
-    let ran = marker.exists();
-    if ran && protect {
-        eprintln!("{}: the payload ran; sandbox said: {}", a.name, out.text);
-    }
-    ran
 }
 
 #[tokio::test]
@@ -254,6 +312,40 @@ async fn control_without_protection_every_attack_runs_on_the_host() {
         missed.is_empty(),
         "these attacks do not work even unprotected (the test could not fail): {missed:?}"
     );
+}
+
+/// A shell leaves `sub` one step short of a repository (dangling `objects`
+/// and `refs` symlinks to `far/`) and ends; then `write_file` (outside the
+/// sandbox, no shell running) makes `far/o/` and `far/r/`: whether host git
+/// in `sub` runs the payload.
+async fn completed_after_the_shell(protect: bool) -> bool {
+    let f = fixture(&format!("protect_git = {protect}"));
+    host_repo(&f.ws);
+    let marker = f.outside.join("marker");
+    f.ok(&PAYLOAD.replace("{m}", &q(&marker))).await;
+    f.ok("mkdir sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && ln -s ../far/o sub/objects && ln -s ../far/r sub/refs")
+        .await;
+    f.disconnect();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    for p in ["far/o/.keep", "far/r/.keep"] {
+        let out = f
+            .call_as_another("write_file", serde_json::json!({"path": p, "content": ""}))
+            .await;
+        assert!(!out.is_error, "{p}: {}", out.text);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    git(&f.ws.join("sub"), &["status"]);
+    marker.exists()
+}
+
+#[tokio::test]
+async fn a_write_completing_what_a_shell_left_is_caught_after_the_shell_ended() {
+    assert!(!completed_after_the_shell(true).await);
+}
+
+#[tokio::test]
+async fn control_a_write_completing_what_a_shell_left_runs_unprotected() {
+    assert!(completed_after_the_shell(false).await);
 }
 
 #[tokio::test]

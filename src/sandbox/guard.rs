@@ -28,18 +28,17 @@ use super::child::{Step, Steps};
 use super::scan::{self, FileId, Scan};
 use crate::scope::Exclusions;
 
-/// Names whose appearance in a directory may make it a repository.
-const GIT_NAMES: &[&str] = &[
-    "HEAD",
-    "objects",
-    "refs",
-    "commondir",
-    "config",
-    "config.worktree",
-    "hooks",
-    "info",
-];
-const MASK: u32 = libc::IN_CREATE | libc::IN_MOVED_TO | libc::IN_DONT_FOLLOW | libc::IN_EXCL_UNLINK;
+/// New entries; changed ones (`chmod +x objects`, `HEAD` rewritten) for
+/// the repository check only.
+const MASK: u32 = libc::IN_CREATE
+    | libc::IN_MOVED_TO
+    | libc::IN_ATTRIB
+    | libc::IN_CLOSE_WRITE
+    | libc::IN_DONT_FOLLOW
+    | libc::IN_EXCL_UNLINK;
+const NEW: u32 = libc::IN_CREATE | libc::IN_MOVED_TO;
+/// Most directories kept for re-checking ([`State::pending`]).
+const MAX_PENDING: usize = 4096;
 
 /// A live shell the guard hides late files in.
 #[derive(Debug, Clone)]
@@ -59,6 +58,12 @@ struct State {
     hide: bool,
     wds: HashMap<i32, PathBuf>,
     known: HashSet<FileId>,
+    /// Directories with an entry git looks at (`HEAD`, `objects`, `refs`,
+    /// `commondir`) that were not repositories when last looked at: what
+    /// completes them later (a dangling symlink's target made, a file made
+    /// executable, anywhere) is caught when any event comes, when a
+    /// command ends and when the shell ends.
+    pending: HashSet<PathBuf>,
     secret: HashSet<FileId>,
     shells: Vec<ShellNs>,
     /// Hidden after start, in every shell (applied to shells that start later too).
@@ -100,6 +105,7 @@ impl Guard {
                 hide,
                 wds: HashMap::new(),
                 known: HashSet::new(),
+                pending: HashSet::new(),
                 secret: HashSet::new(),
                 shells: Vec::new(),
                 later: Vec::new(),
@@ -156,10 +162,18 @@ impl Guard {
     /// its secrets' inodes are secret.
     pub fn learn(&self, s: &Scan) {
         let mut st = self.lock();
-        for p in s.gitdirs.iter().chain(&s.gitfiles) {
+        for p in s
+            .gitdirs
+            .iter()
+            .chain(&s.gitfiles)
+            .chain(&s.project_configs)
+        {
             if let Some(id) = scan::file_id(p) {
                 st.known.insert(id);
             }
+        }
+        for c in &s.candidates {
+            Self::remember(&mut st, c);
         }
         st.secret.extend(s.secret_inodes.iter().copied());
     }
@@ -179,9 +193,13 @@ impl Guard {
         st.shells.push(sh);
     }
 
-    /// The shell `pid` is gone.
+    /// The shell `pid` is gone (what it left is looked at once more while
+    /// it still counts as live).
     pub fn detach(&self, pid: i32) {
-        self.lock().shells.retain(|s| s.pid != pid);
+        let mut st = self.lock();
+        self.drain(&mut st);
+        Self::recheck_pending(&mut st);
+        st.shells.retain(|s| s.pid != pid);
     }
 
     /// Handle every pending event now; what was done since the last call,
@@ -189,6 +207,7 @@ impl Guard {
     pub fn settle(&self) -> Vec<String> {
         let mut st = self.lock();
         self.drain(&mut st);
+        Self::recheck_pending(&mut st);
         std::mem::take(&mut st.notes)
     }
 
@@ -256,8 +275,43 @@ impl Guard {
                     .position(|b| *b == 0)
                     .unwrap_or(name_bytes.len());
                 let name = std::ffi::OsString::from_vec(name_bytes[..end].to_vec());
-                self.consider(st, &dir.join(name), 0);
+                let p = dir.join(name);
+                if ev.mask & NEW != 0 {
+                    self.consider(st, &p, 0);
+                } else {
+                    // Changed, not new: only whether a repository is now complete.
+                    Self::check_gitdir_shape(st, &dir, &p);
+                    if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+                        Self::check_gitdir_shape(st, &p, &p);
+                    }
+                }
             }
+            Self::recheck_pending(st);
+        }
+    }
+
+    /// Keep `dir` for re-checking.
+    fn remember(st: &mut State, dir: &Path) {
+        if st.pending.len() < MAX_PENDING {
+            st.pending.insert(dir.to_path_buf());
+        }
+    }
+
+    /// Whether a pending directory became a repository. Also while no
+    /// shell runs: what completes a directory the sandbox (or a walk) left
+    /// one step short is not the user's new repository (`write_file`
+    /// making the target of a dangling `objects` symlink, say).
+    fn recheck_pending(st: &mut State) {
+        if st.pending.is_empty() || !st.protect_git {
+            return;
+        }
+        let dirs: Vec<PathBuf> = st.pending.iter().cloned().collect();
+        for d in dirs {
+            if std::fs::symlink_metadata(&d).is_err() {
+                st.pending.remove(&d);
+                continue;
+            }
+            Self::shape_now(st, &d, &d);
         }
     }
 
@@ -280,6 +334,12 @@ impl Guard {
                 Self::check_gitdir_shape(st, p, &p.join("HEAD"));
             }
         }
+        for c in &s.candidates {
+            Self::remember(st, c);
+        }
+        for p in &s.project_configs {
+            Self::check_project_config(st, p);
+        }
     }
 
     /// A new entry `p`.
@@ -301,11 +361,20 @@ impl Guard {
                 return;
             }
         }
-        if let Some(parent) = p.parent()
-            && p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| GIT_NAMES.contains(&n))
+        if p.parent().is_some_and(|d| d != st.ws)
+            && p.file_name().is_some_and(|n| {
+                n.as_bytes()
+                    .eq_ignore_ascii_case(crate::dirs::PROJECT_CONFIG.as_bytes())
+            })
         {
+            Self::check_project_config(st, p);
+            if std::fs::symlink_metadata(p).is_err() {
+                return;
+            }
+        }
+        // Any new entry may complete its directory (the target of a
+        // dangling `objects` symlink made beside it).
+        if let Some(parent) = p.parent() {
             Self::check_gitdir_shape(st, parent, p);
         }
         if m.is_dir() && depth < 64 {
@@ -345,11 +414,38 @@ impl Guard {
         }
     }
 
-    /// `name` appeared in `dir`: a repository not known before?
+    /// A nested `.airlock.toml` (the project config of an airlock started
+    /// in its directory) created while a shell runs.
+    fn check_project_config(st: &mut State, p: &Path) {
+        let Some(id) = scan::file_id(p) else { return };
+        if !st.protect_git || st.known.contains(&id) {
+            return;
+        }
+        if !Self::live(st) {
+            st.known.insert(id);
+            return;
+        }
+        if let Some(q) = super::git::quarantine(p) {
+            let rel = |p: &Path| p.strip_prefix(&st.ws).unwrap_or(p).display().to_string();
+            let note = format!(
+                "airlock moved {} aside to {}: an airlock project config created while the sandboxed shell runs (an airlock started there would obey it)",
+                rel(p),
+                rel(&q)
+            );
+            tracing::warn!("sandbox guard: {note}");
+            st.notes.push(note);
+        }
+    }
+
+    /// `what` appeared or changed in `dir`: a repository not known before?
     fn check_gitdir_shape(st: &mut State, dir: &Path, what: &Path) {
         if !st.protect_git || !Self::live(st) {
             return;
         }
+        Self::shape_now(st, dir, what);
+    }
+
+    fn shape_now(st: &mut State, dir: &Path, what: &Path) {
         let known = scan::file_id(dir).is_some_and(|id| st.known.contains(&id));
         let rel = |p: &Path| p.strip_prefix(&st.ws).unwrap_or(p).display().to_string();
         if known {
@@ -368,9 +464,14 @@ impl Guard {
             }
             return;
         }
-        if !scan::is_gitdir(dir) {
+        if !super::repo::is_repository(dir) {
+            let shaped = what.file_name().is_some_and(super::repo::is_shape_name);
+            if shaped && what.parent() == Some(dir) {
+                Self::remember(st, dir);
+            }
             return;
         }
+        st.pending.remove(dir);
         let removed = super::git::neutralise(dir);
         if !removed.is_empty() {
             let names: Vec<String> = removed.iter().map(|p| rel(p)).collect();

@@ -32,6 +32,7 @@ pub mod guard;
 pub mod landlock;
 pub mod plan;
 pub mod probe;
+pub mod repo;
 pub mod scan;
 mod settings;
 

@@ -612,7 +612,7 @@ fn git_steps(ws: &Path, found: &scan::Scan, notes: &mut Vec<String>) -> io::Resu
     dirs.sort();
     dirs.dedup();
     for g in &dirs {
-        if !scan::is_gitdir(g) {
+        if !super::repo::is_repository(g) {
             // A `.git` that is not a repository (the placeholder): all of
             // it read-only.
             p.readonly.push(g.clone());
@@ -633,7 +633,13 @@ fn git_steps(ws: &Path, found: &scan::Scan, notes: &mut Vec<String>) -> io::Resu
             readonly: None,
         });
     }
-    for f in p.readonly.iter().chain(&found.gitfiles) {
+    // Nested `.airlock.toml` files configure an airlock started there.
+    for f in p
+        .readonly
+        .iter()
+        .chain(&found.gitfiles)
+        .chain(&found.project_configs)
+    {
         if std::fs::symlink_metadata(f).is_err() {
             continue;
         }

@@ -9,6 +9,7 @@
 
 use std::collections::HashSet;
 use std::hash::BuildHasher;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirEntryExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
@@ -86,9 +87,16 @@ pub struct Scan {
     /// The inodes of every excluded or denied file (inside excluded
     /// directories too).
     pub secret_inodes: HashSet<FileId>,
-    /// Directories shaped like a git repository (`HEAD`, `objects/`,
-    /// `refs/`), and every directory named `.git`.
+    /// Directories git takes for a repository ([`super::repo`]), and
+    /// every directory named `.git`.
     pub gitdirs: Vec<PathBuf>,
+    /// Directories holding an entry git looks at (`HEAD`, `objects`,
+    /// `refs`, `commondir`) that are not repositories (yet): the guard
+    /// re-checks them as things change.
+    pub candidates: Vec<PathBuf>,
+    /// `.airlock.toml` files below the workspace root (the project config
+    /// of an airlock started there).
+    pub project_configs: Vec<PathBuf>,
     /// Non-directories named `.git` (`gitdir:` files of submodules and
     /// worktrees, symlinks).
     pub gitfiles: Vec<PathBuf>,
@@ -98,15 +106,6 @@ pub struct Scan {
     pub entries: usize,
     /// The walk stopped at [`SCAN_LIMIT`].
     pub cut: bool,
-}
-
-/// Whether `dir` is what git takes for a repository directory: a `HEAD`
-/// file with `objects/` and `refs/` directories (or a `commondir` file
-/// standing in for them).
-pub fn is_gitdir(dir: &Path) -> bool {
-    let file = |n: &str| std::fs::symlink_metadata(dir.join(n)).is_ok_and(|m| !m.is_dir());
-    let isdir = |n: &str| std::fs::metadata(dir.join(n)).is_ok_and(|m| m.is_dir());
-    file("HEAD") && ((isdir("objects") && isdir("refs")) || file("commondir"))
 }
 
 /// The identity of `p` (not following a final symlink).
@@ -143,7 +142,7 @@ pub fn scan(
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
-        let mut has = [false; 3]; // HEAD, objects, refs
+        let mut shaped = false; // an entry git looks at: HEAD, objects, refs, commondir
         for e in entries.flatten() {
             s.entries += 1;
             if s.entries > SCAN_LIMIT {
@@ -161,11 +160,13 @@ pub fn scan(
                 s.excluded.push(path);
                 continue;
             }
-            match name.to_str() {
-                Some("HEAD") if !ft.is_dir() => has[0] = true,
-                Some("objects") if ft.is_dir() => has[1] = true,
-                Some("refs") if ft.is_dir() => has[2] = true,
-                _ => {}
+            shaped |= super::repo::is_shape_name(&name);
+            if dir != workspace
+                && name
+                    .as_bytes()
+                    .eq_ignore_ascii_case(crate::dirs::PROJECT_CONFIG.as_bytes())
+            {
+                s.project_configs.push(path.clone());
             }
             if name == ".git" {
                 if ft.is_dir() {
@@ -186,8 +187,13 @@ pub fn scan(
                 }
             }
         }
-        if has.iter().all(|h| *h) && dir.file_name().is_none_or(|n| n != ".git") {
-            s.gitdirs.push(dir);
+        if shaped && dir.file_name().is_none_or(|n| n != ".git") {
+            // Symlinks and executable files count as git counts them.
+            if super::repo::is_repository(&dir) {
+                s.gitdirs.push(dir);
+            } else {
+                s.candidates.push(dir);
+            }
         }
     }
     let inos: HashSet<u64> = s.secret_inodes.iter().map(|(_, i)| *i).collect();
@@ -308,11 +314,37 @@ mod tests {
         let ws = std::fs::canonicalize(dir.path()).unwrap();
         std::fs::create_dir_all(ws.join("b/objects")).unwrap();
         std::fs::create_dir_all(ws.join("b/refs")).unwrap();
-        std::fs::write(ws.join("b/HEAD"), "x").unwrap();
+        std::fs::write(ws.join("b/HEAD"), "ref: refs/heads/main\n").unwrap();
         std::fs::write(ws.join("sub.git"), "").unwrap();
         let s = scan(&ws, &ex(), &[], &mut |_| {});
         assert_eq!(s.gitdirs, vec![ws.join("b")]);
-        assert!(is_gitdir(&ws.join("b")));
-        assert!(!is_gitdir(&ws));
+        assert!(crate::sandbox::repo::is_repository(&ws.join("b")));
+        assert!(!crate::sandbox::repo::is_repository(&ws));
+    }
+
+    #[test]
+    fn repositories_of_executable_files_and_symlinks_are_found() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(dir.path()).unwrap();
+        for d in ["x", "l/o", "l/r", "c/deep"] {
+            std::fs::create_dir_all(ws.join(d)).unwrap();
+        }
+        for f in ["x/objects", "x/refs"] {
+            std::fs::write(ws.join(f), "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(ws.join(f), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::write(ws.join("x/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(ws.join("l/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::os::unix::fs::symlink("o", ws.join("l/objects")).unwrap();
+        std::os::unix::fs::symlink("r", ws.join("l/refs")).unwrap();
+        std::fs::write(ws.join("c/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(ws.join("c/deep/.AIRLOCK.toml"), "").unwrap();
+        std::fs::write(ws.join(".airlock.toml"), "").unwrap();
+        let mut s = scan(&ws, &ex(), &[], &mut |_| {});
+        s.gitdirs.sort();
+        assert_eq!(s.gitdirs, vec![ws.join("l"), ws.join("x")]);
+        assert_eq!(s.candidates, vec![ws.join("c")]);
+        assert_eq!(s.project_configs, vec![ws.join("c/deep/.AIRLOCK.toml")]);
     }
 }

@@ -149,6 +149,39 @@ impl Fixture {
             .unwrap()
     }
 
+    /// A call from another agent of the same session (after `disconnect`).
+    pub async fn call_as_another(&self, tool: &str, args: serde_json::Value) -> ToolOutput {
+        let agent = self
+            .session
+            .supervisor
+            .agent_connected(Some("another"), None);
+        self.session
+            .supervisor
+            .call(
+                &agent,
+                tool,
+                Some(args.as_object().unwrap().clone()),
+                CancellationToken::new(),
+                None,
+            )
+            .await
+            .unwrap()
+    }
+
+    /// End the session (the agent goes away, the session is dropped: its
+    /// placeholders are removed), keeping the directories.
+    pub fn end(self) -> (tempfile::TempDir, tempfile::TempDir) {
+        self.disconnect();
+        let Self {
+            _dir: dir,
+            _outside: outside,
+            session,
+            ..
+        } = self;
+        drop(session);
+        (dir, outside)
+    }
+
     /// The agent goes away (its shell is closed).
     pub fn disconnect(&self) {
         self.session.supervisor.agent_disconnected(&self.agent);

@@ -2,11 +2,17 @@
 
 use std::path::{Path, PathBuf};
 
+use std::os::unix::ffi::OsStrExt;
+
 use crate::dirs::PROJECT_CONFIG;
+use crate::sandbox::repo::{self, Planned};
 use crate::scope::{FileKind, Scope, ScopeError};
 
 /// Names inside the workspace that writes never touch, whatever the
-/// exclusions say: git's internals and airlock's own project config.
+/// exclusions say (at any depth, case-insensitively): git's internals and
+/// airlock's own project config (a nested one configures an airlock
+/// started in its directory). Git repositories by their shape too: see
+/// [`check_repository`].
 pub const PROTECTED: &[&str] = &[".git", PROJECT_CONFIG];
 
 /// A checked write target.
@@ -57,6 +63,7 @@ pub fn resolve(scope: &Scope, path: &str) -> Result<Target, ScopeError> {
     };
     scope.check_real(path, &real)?;
     check_names(scope, path, &real)?;
+    check_repository(scope, path, &real)?;
     if let Ok(meta) = std::fs::metadata(&real) {
         let kind = FileKind::of(&meta);
         if kind != FileKind::File {
@@ -91,20 +98,68 @@ fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
         return Ok(());
     };
     scope.check_excluded(shown, p)?;
-    let first = rel.components().next().map(std::path::Component::as_os_str);
-    let in_git = rel.components().any(|c| c.as_os_str() == ".git");
-    let is_project_config = root == scope.workspace()
-        && first.is_some_and(|f| f == PROJECT_CONFIG)
-        && rel.components().count() == 1;
-    if in_git || is_project_config {
-        return Err(ScopeError::Excluded {
+    let named = |n: &str| {
+        rel.components()
+            .any(|c| c.as_os_str().as_bytes().eq_ignore_ascii_case(n.as_bytes()))
+    };
+    for n in PROTECTED {
+        if named(n) {
+            return Err(ScopeError::Excluded {
+                path: shown.to_string(),
+                pattern: format!("{n} (protected)"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuse `real` (canonical, in a root) when an ancestor directory up to
+/// its root is a git repository ([`repo::is_repository`], bare ones
+/// included: the write would land in its control files), or would become
+/// one with the file in place (`HEAD`, `objects/…`, `refs/…`, `commondir`
+/// completing it). Host-side git would read its config and run its hooks;
+/// the write tools run outside the sandbox, so the guard never sees them.
+fn check_repository(scope: &Scope, shown: &str, real: &Path) -> Result<(), ScopeError> {
+    let Some(root) = scope.root_of(real) else {
+        return Ok(());
+    };
+    let refuse = |dir: &Path, why: &str| {
+        let rel = dir.strip_prefix(root).unwrap_or(dir);
+        let name = if rel.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            rel.display().to_string()
+        };
+        Err(ScopeError::Excluded {
             path: shown.to_string(),
-            pattern: if in_git {
-                ".git (protected)".into()
+            pattern: format!("git repository {name} (protected: {why}; host git would read it)"),
+        })
+    };
+    let mut child = real;
+    while let Some(dir) = child.parent() {
+        if !dir.starts_with(root) {
+            break;
+        }
+        if repo::is_repository(dir) {
+            return refuse(dir, "its control files");
+        }
+        let (Some(name), planned) = (
+            child.file_name(),
+            if child == real {
+                Planned::File
             } else {
-                format!("{PROJECT_CONFIG} (protected)")
+                Planned::Dir
             },
-        });
+        ) else {
+            break;
+        };
+        if repo::would_be_repository(dir, name, planned) {
+            return refuse(dir, "the write would make it a repository");
+        }
+        if dir == root {
+            break;
+        }
+        child = dir;
     }
     Ok(())
 }
