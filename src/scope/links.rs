@@ -73,8 +73,11 @@ struct Inodes {
 }
 
 impl Scope {
-    /// Refuses a multiply-linked regular file per the rules above.
-    pub(super) fn check_links(
+    /// Refuses a multiply-linked regular file per the rules above: `meta`
+    /// is the opened file's `fstat`, `real` the checked path it was opened
+    /// by. The read tools (through [`Scope::open_file`]) and the write tools
+    /// (before reading a file they replace) ask it.
+    pub(crate) fn check_links(
         &self,
         shown: &str,
         real: &Path,
