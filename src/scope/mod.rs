@@ -19,7 +19,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 pub use config::ScopeConfig;
-pub use dir::{LinkTarget, Lstat};
+pub use dir::{CheckedDir, LinkTarget, Lstat};
 pub use exclude::Exclusions;
 pub use links::{HardLinks, PACKAGE_DIRS};
 pub use open::FileKind;
