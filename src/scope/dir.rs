@@ -157,46 +157,52 @@ impl Scope {
     pub fn lstat(&self, path: &str) -> Result<Lstat, ScopeError> {
         let resolved = self.resolve(path)?;
         let lexical = self.absolute(path)?;
-        let (location, meta, link_target) = match (lexical.parent(), lexical.file_name()) {
-            (Some(parent), Some(name)) => {
-                // The parent is opened and checked, and the name looked at
-                // through it: a parent swapped for a link meanwhile is not
-                // followed.
-                let parent = std::fs::canonicalize(parent).map_err(|e| io_error(path, &e))?;
-                let dir = OpenOptions::new()
-                    .read(true)
-                    .custom_flags(
-                        libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK,
-                    )
-                    .open(&parent)
-                    .map_err(|e| io_error(path, &e))?;
-                let link = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
-                let opened = std::fs::read_link(&link).unwrap_or(parent);
-                let location = opened.join(name);
-                self.check_real(path, &location)?;
-                let meta = lstat_at(&dir, name).map_err(|e| io_error(path, &e))?;
-                let target = if meta.file_type().is_symlink() {
-                    let t = rustix::fs::readlinkat(&dir, name, Vec::new())
-                        .map_err(|e| io_error(path, &e.into()))?;
-                    Some(PathBuf::from(std::ffi::OsString::from_vec(t.into_bytes())))
-                } else {
-                    None
-                };
-                (location, meta, target)
-            }
-            _ => {
+        let (location, meta, link_target) =
+            if let (Some(parent), Some(name)) = (lexical.parent(), lexical.file_name()) {
+                self.lstat_in(path, parent, name)?
+            } else {
                 let location = resolved.clone();
                 self.check_real(path, &location)?;
                 let meta = std::fs::symlink_metadata(&location).map_err(|e| io_error(path, &e))?;
                 (location, meta, None)
-            }
-        };
+            };
         Ok(Lstat {
             location,
             meta,
             link_target,
             resolved,
         })
+    }
+
+    /// `name` in `parent` looked at without following it: the parent is
+    /// opened and checked, and the name looked at through it, so a parent
+    /// swapped for a link meanwhile is not followed. The location, its
+    /// `lstat` and, for a symlink, its stored target.
+    fn lstat_in(
+        &self,
+        path: &str,
+        parent: &Path,
+        name: &OsStr,
+    ) -> Result<(PathBuf, Metadata, Option<PathBuf>), ScopeError> {
+        let parent = std::fs::canonicalize(parent).map_err(|e| io_error(path, &e))?;
+        let dir = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+            .open(&parent)
+            .map_err(|e| io_error(path, &e))?;
+        let link = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+        let opened = std::fs::read_link(&link).unwrap_or(parent);
+        let location = opened.join(name);
+        self.check_real(path, &location)?;
+        let meta = lstat_at(&dir, name).map_err(|e| io_error(path, &e))?;
+        let target = if meta.file_type().is_symlink() {
+            let t = rustix::fs::readlinkat(&dir, name, Vec::new())
+                .map_err(|e| io_error(path, &e.into()))?;
+            Some(PathBuf::from(std::ffi::OsString::from_vec(t.into_bytes())))
+        } else {
+            None
+        };
+        Ok((location, meta, target))
     }
 
     /// The exclusion pattern matching `real` (a path inside a root, such as
