@@ -147,3 +147,33 @@ async fn a_malformed_patch_is_refused_with_where_it_is_wrong() {
     assert!(reason(&v).contains("does not apply to todo.txt"), "{v}");
     assert_eq!(env.asked(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_native_edit_of_a_hard_link_to_a_secret_reads_nothing_of_it() {
+    // The file an agent's Edit would change is another name of a file
+    // outside the workspace: its diff and old_string matching must not
+    // read it (a "not found" is an oracle on its content).
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "OUT-SECRET-HL-9z\n").unwrap();
+    let event = |env: &Env| {
+        std::fs::remove_file(env.ws.join("todo.txt")).unwrap();
+        std::fs::hard_link(&secret, env.ws.join("todo.txt")).unwrap();
+        let mut e = env.fixture(CLAUDE, "PreToolUse-Edit");
+        e["tool_input"]["old_string"] = json!("absent-text");
+        e
+    };
+    let mut env = Env::new(None);
+    env.start(&[]);
+    let (v, _) = env.send("claude", &event(&env)).await;
+    assert_eq!(decision(&v), "deny", "{v}");
+    assert!(reason(&v).contains("hard link"), "{v}");
+    assert!(!reason(&v).contains("not found"), "{v}");
+    assert_eq!(env.asked(), 0, "refused outright, never prompted");
+    // Control: with hard_links = "allow" the same Edit reads the file (and
+    // says whether old_string is in it).
+    let mut open = Env::new(Some("[scope]\nhard_links = \"allow\"\n"));
+    open.start(&[]);
+    let (v, _) = open.send("claude", &event(&open)).await;
+    assert!(reason(&v).contains("was not found in the file"), "{v}");
+}

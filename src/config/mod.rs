@@ -255,7 +255,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let c = load(dir.path(), None).unwrap().config;
         assert_eq!(c.limits, Limits::default());
-        assert_eq!(c.scope.excluded.len(), 6);
+        assert_eq!(c.scope.excluded.len(), crate::scope::DEFAULT_EXCLUDED.len());
         assert!(c.tools.enabled.is_none());
     }
 

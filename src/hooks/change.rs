@@ -98,31 +98,49 @@ pub fn write(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped 
     through(native, WRITE_FILE, &write_file_args(path, content), scope)
 }
 
-/// The file at `path` for writing (scope-checked like airlock's writes)
+/// The file at `path` for writing (scope-checked like airlock's writes:
+/// a file the hard-link check refuses gives no content, size or match)
 /// and its current content, if it exists.
 fn current(
     scope: &Scope,
     path: &str,
 ) -> Result<(String, std::path::PathBuf, Option<Vec<u8>>), ToolError> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
     let target = resolve(scope, path)?;
     let real = target.path();
     let shown = scope.display(&real);
-    match std::fs::symlink_metadata(&real) {
-        Ok(m) if m.len() > MAX_FILE_BYTES => Err(ToolError::InvalidArguments {
+    let unreadable = |e: std::io::Error| ToolError::InvalidArguments {
+        tool: "write".into(),
+        message: format!("{shown}: cannot read it to show the change: {e}"),
+    };
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(&real)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((shown, real, None)),
+        Err(e) => return Err(unreadable(e)),
+    };
+    let meta = file.metadata().map_err(unreadable)?;
+    if !meta.is_file() {
+        return Err(unreadable(std::io::Error::other("not a regular file")));
+    }
+    scope.check_links(&shown, &real, &meta)?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(ToolError::InvalidArguments {
             tool: "write".into(),
             message: format!(
                 "{shown}: larger than {MAX_FILE_BYTES} bytes; airlock cannot show the change"
             ),
-        }),
-        Ok(_) => match std::fs::read(&real) {
-            Ok(bytes) => Ok((shown, real, Some(bytes))),
-            Err(e) => Err(ToolError::InvalidArguments {
-                tool: "write".into(),
-                message: format!("{shown}: cannot read it to show the change: {e}"),
-            }),
-        },
-        Err(_) => Ok((shown, real, None)),
+        });
     }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    Ok((shown, real, Some(bytes)))
 }
 
 /// Claude `MultiEdit`: several exact replacements in one file, in order.

@@ -2,7 +2,10 @@
 //! directory it checked, and `stat` can show a symlink as a symlink while
 //! still requiring its target to be in scope.
 
+use std::ffi::OsStr;
 use std::fs::{Metadata, OpenOptions, ReadDir};
+use std::os::fd::AsFd;
+use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -21,6 +24,40 @@ pub struct Lstat {
     pub link_target: Option<PathBuf>,
     /// The fully resolved path (the final target), checked against the scope.
     pub resolved: PathBuf,
+}
+
+/// A directory opened and checked by [`Scope::read_dir_checked`], with its
+/// listing.
+#[derive(Debug)]
+pub struct CheckedDir {
+    dir: std::fs::File,
+    entries: ReadDir,
+}
+
+impl CheckedDir {
+    /// `lstat` of the entry `name` in this very directory (through its
+    /// descriptor, not by path).
+    pub fn lstat_at(&self, name: &OsStr) -> std::io::Result<Metadata> {
+        lstat_at(&self.dir, name)
+    }
+}
+
+impl Iterator for CheckedDir {
+    type Item = std::io::Result<std::fs::DirEntry>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.entries.next()
+    }
+}
+
+/// `lstat` of `name` in the directory `dir`: an `O_PATH` descriptor opened
+/// without following a final symlink (no FIFO blocks, no device is
+/// opened), then `fstat`.
+fn lstat_at(dir: &impl AsFd, name: &OsStr) -> std::io::Result<Metadata> {
+    let flags =
+        rustix::fs::OFlags::PATH | rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(dir, name, flags, rustix::fs::Mode::empty())?;
+    std::fs::File::from(fd).metadata()
 }
 
 /// What may be shown of a symlink's target.
@@ -81,8 +118,10 @@ impl Scope {
     /// List a directory found by a walk or resolved by [`Scope::resolve`]
     /// (a canonical path). The directory is opened without following a
     /// final symlink and the opened object is checked again, so the listing
-    /// is of what was checked even if the path is swapped meanwhile.
-    pub fn read_dir_checked(&self, real: &Path) -> Result<ReadDir, ScopeError> {
+    /// is of what was checked even if the path is swapped meanwhile; its
+    /// entries are looked at through the same descriptor
+    /// ([`CheckedDir::lstat_at`]), never by path.
+    pub fn read_dir_checked(&self, real: &Path) -> Result<CheckedDir, ScopeError> {
         let shown = self.display(real);
         let dir = OpenOptions::new()
             .read(true)
@@ -90,11 +129,11 @@ impl Scope {
             .open(real)
             .map_err(|e| io_error(&shown, &e))?;
         let link = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
-        if let Ok(opened) = std::fs::read_link(&link) {
+        let entries = if let Ok(opened) = std::fs::read_link(&link) {
             self.check_real(&shown, &opened)?;
             // Listing through the descriptor's magic link lists the very
             // directory that was opened and checked.
-            std::fs::read_dir(&link).map_err(|e| io_error(&shown, &e))
+            std::fs::read_dir(&link).map_err(|e| io_error(&shown, &e))?
         } else {
             let meta = dir.metadata().map_err(|e| io_error(&shown, &e))?;
             self.check_real(&shown, real)?;
@@ -106,8 +145,9 @@ impl Scope {
                     message: "the directory changed while it was being opened".into(),
                 });
             }
-            Ok(rd)
-        }
+            rd
+        };
+        Ok(CheckedDir { dir, entries })
     }
 
     /// Look at a path without following its final component: for `stat`.
@@ -117,26 +157,52 @@ impl Scope {
     pub fn lstat(&self, path: &str) -> Result<Lstat, ScopeError> {
         let resolved = self.resolve(path)?;
         let lexical = self.absolute(path)?;
-        let location = match (lexical.parent(), lexical.file_name()) {
-            (Some(parent), Some(name)) => {
-                let parent = std::fs::canonicalize(parent).map_err(|e| io_error(path, &e))?;
-                parent.join(name)
-            }
-            _ => resolved.clone(),
-        };
-        self.check_real(path, &location)?;
-        let meta = std::fs::symlink_metadata(&location).map_err(|e| io_error(path, &e))?;
-        let link_target = if meta.file_type().is_symlink() {
-            Some(std::fs::read_link(&location).map_err(|e| io_error(path, &e))?)
-        } else {
-            None
-        };
+        let (location, meta, link_target) =
+            if let (Some(parent), Some(name)) = (lexical.parent(), lexical.file_name()) {
+                self.lstat_in(path, parent, name)?
+            } else {
+                let location = resolved.clone();
+                self.check_real(path, &location)?;
+                let meta = std::fs::symlink_metadata(&location).map_err(|e| io_error(path, &e))?;
+                (location, meta, None)
+            };
         Ok(Lstat {
             location,
             meta,
             link_target,
             resolved,
         })
+    }
+
+    /// `name` in `parent` looked at without following it: the parent is
+    /// opened and checked, and the name looked at through it, so a parent
+    /// swapped for a link meanwhile is not followed. The location, its
+    /// `lstat` and, for a symlink, its stored target.
+    fn lstat_in(
+        &self,
+        path: &str,
+        parent: &Path,
+        name: &OsStr,
+    ) -> Result<(PathBuf, Metadata, Option<PathBuf>), ScopeError> {
+        let parent = std::fs::canonicalize(parent).map_err(|e| io_error(path, &e))?;
+        let dir = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+            .open(&parent)
+            .map_err(|e| io_error(path, &e))?;
+        let link = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+        let opened = std::fs::read_link(&link).unwrap_or(parent);
+        let location = opened.join(name);
+        self.check_real(path, &location)?;
+        let meta = lstat_at(&dir, name).map_err(|e| io_error(path, &e))?;
+        let target = if meta.file_type().is_symlink() {
+            let t = rustix::fs::readlinkat(&dir, name, Vec::new())
+                .map_err(|e| io_error(path, &e.into()))?;
+            Some(PathBuf::from(std::ffi::OsString::from_vec(t.into_bytes())))
+        } else {
+            None
+        };
+        Ok((location, meta, target))
     }
 
     /// The exclusion pattern matching `real` (a path inside a root, such as
@@ -197,6 +263,28 @@ mod tests {
             .read_dir_checked(&std::fs::canonicalize(out.path()).unwrap())
             .unwrap_err();
         assert!(matches!(e, ScopeError::OutsideRoots { .. }), "{e}");
+    }
+
+    #[test]
+    fn entries_are_looked_at_in_the_listed_directory_not_by_path() {
+        let ws = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("sub")).unwrap();
+        std::fs::write(ws.path().join("sub/f"), "in").unwrap();
+        std::fs::write(out.path().join("f"), "outside, longer").unwrap();
+        let s = scope(ws.path());
+        let sub = s.workspace().join("sub");
+        let listed = s.read_dir_checked(&sub).unwrap();
+        // The checked directory is swapped for a link to outside (what a
+        // RENAME_EXCHANGE race does between the listing and the lstat).
+        std::fs::rename(&sub, s.workspace().join("moved")).unwrap();
+        symlink(out.path(), &sub).unwrap();
+        // CONTROL: by path, the lstat is the outside file's.
+        let by_path = std::fs::symlink_metadata(sub.join("f")).unwrap();
+        assert_eq!(by_path.len(), 15);
+        // Through the listed directory, it is the checked file's.
+        assert_eq!(listed.lstat_at(OsStr::new("f")).unwrap().len(), 2);
+        assert!(listed.lstat_at(OsStr::new("missing")).is_err());
     }
 
     #[test]

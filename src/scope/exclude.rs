@@ -1,25 +1,43 @@
 //! Exclusion patterns: globs matched against every component name and every
 //! root-relative ancestor path, so `.ssh` hides `a/.ssh/id_rsa`.
+//!
+//! Matching ignores letter case, on every filesystem: ASCII letters through
+//! globset's `case_insensitive` (which is ASCII-only), every other letter
+//! by folding the patterns and the names first ([`fold`]), so what Unicode
+//! simple case folding equates is equated. On a filesystem that folds case
+//! (vfat, exfat, SMB, a case-folding ext4 directory) `.ENV` opens `.env`, and the name the kernel reports for
+//! the opened file is the one it was looked up by, so only a match that
+//! ignores case refuses it. On a filesystem with exact names this also
+//! refuses a distinct `.ENV`: the safe side.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
-/// A compiled set of exclusion globs (case-sensitive).
+/// A compiled set of exclusion globs (ignoring letter case).
 #[derive(Debug, Clone)]
 pub struct Exclusions {
     patterns: Vec<String>,
     set: GlobSet,
+    ignore_case: bool,
 }
 
 impl Exclusions {
     /// Compile `patterns`; an invalid glob is an error naming it.
     pub fn new(patterns: &[String]) -> Result<Self, String> {
+        Self::build(patterns, true)
+    }
+
+    /// [`Exclusions::new`], with letter case ignored or not (`false` only
+    /// for the tests' control: what matching was before).
+    fn build(patterns: &[String], ignore_case: bool) -> Result<Self, String> {
         let mut b = GlobSetBuilder::new();
         for p in patterns {
-            let glob: Glob = GlobBuilder::new(p.trim_start_matches('/'))
+            let folded = if ignore_case { fold(p) } else { p.clone() };
+            let glob: Glob = GlobBuilder::new(folded.trim_start_matches('/'))
                 .literal_separator(true)
                 .backslash_escape(true)
+                .case_insensitive(ignore_case)
                 .build()
                 .map_err(|e| format!("invalid exclusion pattern {p:?}: {e}"))?;
             b.add(glob);
@@ -30,6 +48,7 @@ impl Exclusions {
         Ok(Self {
             patterns: patterns.to_vec(),
             set,
+            ignore_case,
         })
     }
 
@@ -44,7 +63,18 @@ impl Exclusions {
         if self.patterns.is_empty() {
             return None;
         }
-        let mut prefix = std::path::PathBuf::new();
+        // ASCII (the common case) is globset's to fold; a name with other
+        // letters is folded first. A name that is not UTF-8 is matched as
+        // it is.
+        let folded: PathBuf;
+        let rel = match rel.to_str() {
+            Some(s) if self.ignore_case && !s.is_ascii() => {
+                folded = PathBuf::from(fold(s));
+                folded.as_path()
+            }
+            _ => rel,
+        };
+        let mut prefix = PathBuf::new();
         for (n, c) in rel.components().enumerate() {
             prefix.push(c);
             let name = Path::new(c.as_os_str());
@@ -63,6 +93,33 @@ impl Exclusions {
         }
         None
     }
+}
+
+/// `s` with every non-ASCII letter replaced by one representative of its
+/// case: the lowercase of its uppercase where each is one character
+/// (`K` KELVIN SIGN and `k`, `ſ` and `s`, `ς` and `σ`), else its lowercase
+/// where that is one character, else itself. Letters Unicode simple case
+/// folding equates get the same representative; a few it keeps apart get
+/// one too (dotless `ı` and `i`), which only excludes more. ASCII is left
+/// to globset's case-insensitive match.
+fn fold(s: &str) -> String {
+    fn one(mut it: impl Iterator<Item = char>) -> Option<char> {
+        match (it.next(), it.next()) {
+            (Some(c), None) => Some(c),
+            _ => None,
+        }
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                return c;
+            }
+            one(c.to_uppercase())
+                .and_then(|u| one(u.to_lowercase()))
+                .or_else(|| one(c.to_lowercase()))
+                .unwrap_or(c)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -89,9 +146,50 @@ mod tests {
         assert_eq!(e.matches(Path::new(".envrc")), None);
     }
 
+    /// Names a case-folding filesystem opens as an excluded file.
+    const FOLDED: &[&str] = &[
+        ".ENV",
+        ".Env",
+        "app/.ENV.LOCAL",
+        ".SSH/id_rsa",
+        "home/.Ssh/config",
+        "SERVER.PEM",
+        "certs/Server.Pem",
+        "DEPLOY.KEY",
+        ".AWS/credentials",
+        ".ENV~",
+        // Unicode simple case folding: KELVIN SIGN folds to `k`, LATIN
+        // SMALL LETTER LONG S to `s`.
+        "deploy.\u{212A}ey",
+        ".\u{17F}sh/id_rsa",
+    ];
+
     #[test]
-    fn case_sensitive() {
-        assert_eq!(ex().matches(Path::new(".ENV")), None);
+    fn letter_case_is_ignored() {
+        let e = ex();
+        for name in FOLDED {
+            assert!(e.matches(Path::new(name)).is_some(), "{name} not excluded");
+        }
+        assert_eq!(e.matches(Path::new(".ENV/x")), Some(".env"));
+        assert_eq!(e.matches(Path::new("ENVIRONMENT")), None);
+        assert_eq!(e.matches(Path::new(".ENVRC")), None);
+        let e = Exclusions::new(&["Secrets/**".to_string(), "ÄRGER.txt".to_string()]).unwrap();
+        assert!(e.matches(Path::new("SECRETS/a")).is_some());
+        assert!(e.matches(Path::new("d/ärger.TXT")).is_some());
+        assert!(e.matches(Path::new("ärgerX.txt")).is_none());
+    }
+
+    #[test]
+    fn control_case_sensitive_matching_lets_them_through() {
+        let p: Vec<String> = crate::scope::DEFAULT_EXCLUDED
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let e = Exclusions::build(&p, false).unwrap();
+        for name in FOLDED {
+            assert_eq!(e.matches(Path::new(name)), None, "{name}");
+        }
+        assert!(e.matches(Path::new(".env")).is_some());
     }
 
     #[test]

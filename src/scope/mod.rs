@@ -19,13 +19,15 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 pub use config::ScopeConfig;
-pub use dir::{LinkTarget, Lstat};
+pub use dir::{CheckedDir, LinkTarget, Lstat};
 pub use exclude::Exclusions;
 pub use links::{HardLinks, PACKAGE_DIRS};
 pub use open::FileKind;
 
-/// The default exclusion patterns.
-pub const DEFAULT_EXCLUDED: &[&str] = &[".env", ".env.*", ".ssh", ".aws", "*.pem", "*.key"];
+/// The default exclusion patterns (matched ignoring letter case; `.env~`
+/// is an editor's backup of `.env`).
+pub const DEFAULT_EXCLUDED: &[&str] =
+    &[".env", ".env.*", ".env~", ".ssh", ".aws", "*.pem", "*.key"];
 
 /// Why a path was refused.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]

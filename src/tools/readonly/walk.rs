@@ -20,7 +20,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::text;
 use crate::call::Subject;
-use crate::scope::{FileKind, LinkTarget, Scope, ScopeError, io_error};
+use crate::scope::{CheckedDir, FileKind, LinkTarget, Scope, ScopeError, io_error};
 use crate::tools::RunContext;
 
 /// Largest ignore file read.
@@ -246,7 +246,7 @@ impl<'a> Walker<'a> {
         depth: usize,
         f: &mut dyn FnMut(&Entry) -> Flow,
     ) -> bool {
-        let Some((names, more)) = self.list(dir) else {
+        let Some((listed, names, more)) = self.list(dir) else {
             return !self.stats.stopped;
         };
         for name in names {
@@ -256,7 +256,9 @@ impl<'a> Walker<'a> {
             }
             self.stats.visited += 1;
             let path = dir.join(&name);
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            // Through the listed directory's descriptor: never a path that
+            // could be swapped to lead elsewhere.
+            let Ok(meta) = listed.lstat_at(&name) else {
                 self.stats.unreadable += 1;
                 continue;
             };
@@ -301,8 +303,8 @@ impl<'a> Walker<'a> {
 
     /// The names in `dir`, sorted, at most as many as the entry limit still
     /// allows; the flag says more were left unread.
-    fn list(&mut self, dir: &Path) -> Option<(Vec<OsString>, bool)> {
-        let rd = match self.scope.read_dir_checked(dir) {
+    fn list(&mut self, dir: &Path) -> Option<(CheckedDir, Vec<OsString>, bool)> {
+        let mut rd = match self.scope.read_dir_checked(dir) {
             Ok(rd) => rd,
             Err(e) => {
                 tracing::debug!("walk: cannot list {}: {e}", dir.display());
@@ -317,7 +319,7 @@ impl<'a> Walker<'a> {
             .saturating_sub(self.stats.visited);
         let mut names = Vec::new();
         let mut more = false;
-        for ent in rd {
+        for ent in rd.by_ref() {
             let Ok(ent) = ent else {
                 self.stats.unreadable += 1;
                 continue;
@@ -333,7 +335,7 @@ impl<'a> Walker<'a> {
             }
         }
         names.sort();
-        Some((names, more))
+        Some((rd, names, more))
     }
 
     /// Whether the ignore files in force ignore `path`; the deepest file

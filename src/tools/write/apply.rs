@@ -6,6 +6,7 @@
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{AtFlags, Mode, OFlags};
@@ -80,11 +81,17 @@ fn verify_dir(scope: &Scope, shown: &str, fd: &OwnedFd) -> Result<(), WriteError
     Ok(())
 }
 
-/// The current content and mode of `name` in `dir`, or `None` when it does
-/// not exist. A symlink or non-regular file there is an error.
+/// The current content and mode of `name` in `dir` (whose checked path
+/// is `real`'s parent), or `None` when it does not exist. A symlink or
+/// non-regular file there is an error, and so is a file the scope's
+/// hard-link check refuses (another name of a secret): that is decided on
+/// the opened file before a byte of it is read, so a refused file gives no
+/// content, size, diff or match to anyone.
 pub fn read_current(
+    scope: &Scope,
     dir: &OwnedFd,
     name: &OsStr,
+    real: &Path,
     shown: &str,
     max: u64,
 ) -> Result<Option<(Vec<u8>, u32)>, WriteError> {
@@ -101,32 +108,32 @@ pub fn read_current(
         }
         Err(e) => return Err(errno(shown)(e)),
     };
-    let st = rustix::fs::fstat(&fd).map_err(errno(shown))?;
-    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+    let mut file = std::fs::File::from(fd);
+    let meta = file.metadata().map_err(io(shown))?;
+    if !meta.file_type().is_file() {
         return Err(WriteError::Io {
             path: shown.into(),
             source: std::io::Error::other("not a regular file"),
         });
     }
-    // Never negative for a regular file; were it, it is refused as too big.
-    let size = u64::try_from(st.st_size).unwrap_or(u64::MAX);
+    // The same check as the read tools', on the object opened, first.
+    scope.check_links(shown, real, &meta)?;
+    let size = meta.len();
     if size > max {
         return Err(WriteError::Io {
             path: shown.into(),
             source: std::io::Error::other(format!(
-                "file is {} bytes; airlock edits files up to {max} bytes",
-                st.st_size
+                "file is {size} bytes; airlock edits files up to {max} bytes"
             )),
         });
     }
-    let mut file = std::fs::File::from(fd);
     // `size` is at most `max` here; the capacity is only a hint.
     let mut buf = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     Read::by_ref(&mut file)
         .take(max + 1)
         .read_to_end(&mut buf)
         .map_err(io(shown))?;
-    Ok(Some((buf, st.st_mode & 0o7777)))
+    Ok(Some((buf, meta.mode() & 0o7777)))
 }
 
 /// A temporary file written and synced next to its target, not yet

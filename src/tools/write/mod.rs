@@ -171,7 +171,8 @@ fn current(scope: &Scope, tool: &str, path: &str) -> Result<(Target, Current), T
         return Ok((target, None));
     }
     let dir = apply::open_dir(scope, &target, false).map_err(|e| to_tool_error(tool, e))?;
-    let cur = apply::read_current(&dir, &target.name, path, MAX_FILE_BYTES)
+    let real = target.path();
+    let cur = apply::read_current(scope, &dir, &target.name, &real, path, MAX_FILE_BYTES)
         .map_err(|e| to_tool_error(tool, e))?;
     Ok((target, cur))
 }
@@ -416,7 +417,15 @@ impl WriteCall {
 
     fn write(&self, scope: &Scope) -> Result<ToolOutput, WriteError> {
         let dir = apply::open_dir(scope, &self.target, true)?;
-        let now = apply::read_current(&dir, &self.target.name, &self.shown, MAX_FILE_BYTES)?;
+        let real = self.target.path();
+        let now = apply::read_current(
+            scope,
+            &dir,
+            &self.target.name,
+            &real,
+            &self.shown,
+            MAX_FILE_BYTES,
+        )?;
         if now.as_ref().map(|(b, _)| digest(b)) != self.base {
             return Ok(ToolOutput::error(format!(
                 "{} changed after the change was proposed (while it waited for approval); nothing was written. \
