@@ -2,7 +2,7 @@
 //! (`target/`, `node_modules/`, `.git/` included), whether they existed
 //! when the shell started or appeared later (made on the host, moved into
 //! place, a new directory holding one), and under any other name that is a
-//! hard link to one. Controls: with `deny_excluded = false` the same files
+//! hard link to one, in any letter case (`.ENV`, `SERVER.PEM`). Controls: with `deny_excluded = false` the same files
 //! are readable, so each check can fail.
 
 mod sandbox_support;
@@ -20,6 +20,10 @@ fn before(f: &Fixture) -> Vec<&'static str> {
     std::fs::write(ws.join("node_modules/pkg/key.pem"), "SECRET-nm").unwrap();
     std::fs::write(ws.join(".git/deploy.key"), "SECRET-git").unwrap();
     std::fs::write(ws.join("app/.env"), "SECRET-app").unwrap();
+    // Other letter case: a case-folding filesystem opens these as the
+    // excluded names.
+    std::fs::write(ws.join("app/.ENV"), "SECRET-app-upper").unwrap();
+    std::fs::write(ws.join("target/SERVER.PEM"), "SECRET-pem-upper").unwrap();
     std::fs::hard_link(ws.join("app/.env"), ws.join("app/notes.txt")).unwrap();
     std::fs::hard_link(
         ws.join("node_modules/pkg/key.pem"),
@@ -33,6 +37,8 @@ fn before(f: &Fixture) -> Vec<&'static str> {
         "app/.env",
         "app/notes.txt",
         "target/cache.bin",
+        "app/.ENV",
+        "target/SERVER.PEM",
     ]
 }
 
@@ -40,6 +46,7 @@ fn before(f: &Fixture) -> Vec<&'static str> {
 fn after(f: &Fixture) -> Vec<&'static str> {
     let ws = &f.ws;
     std::fs::write(ws.join(".env"), "SECRET-late").unwrap();
+    std::fs::write(ws.join(".Env.Local"), "SECRET-late-case").unwrap();
     std::fs::create_dir_all(ws.join("deep/er/still")).unwrap();
     std::fs::write(ws.join("deep/er/still/server.pem"), "SECRET-deep").unwrap();
     std::fs::write(ws.join("plain.txt"), "SECRET-renamed").unwrap();
@@ -57,6 +64,7 @@ fn after(f: &Fixture) -> Vec<&'static str> {
     std::fs::hard_link(ws.join("app/.env"), ws.join("late-link.txt")).unwrap();
     vec![
         ".env",
+        ".Env.Local",
         "deep/er/still/server.pem",
         "renamed.key",
         "moved-in/.ssh/id_rsa",

@@ -25,9 +25,12 @@ use crate::scope::Exclusions;
 struct Matcher(Option<GlobSet>);
 
 impl Matcher {
+    /// Letter case is ignored as [`Exclusions`] ignores it: the patterns
+    /// and the names folded the same way.
     fn new(ex: &Exclusions) -> Self {
         let mut b = GlobSetBuilder::new();
         for p in ex.patterns() {
+            let p = crate::scope::fold_pattern(p);
             match GlobBuilder::new(p.trim_start_matches('/'))
                 .literal_separator(true)
                 .backslash_escape(true)
@@ -44,7 +47,10 @@ impl Matcher {
 
     fn matches(&self, ex: &Exclusions, name: &Path, rel: &Path) -> bool {
         match &self.0 {
-            Some(set) => set.is_match(name) || set.is_match(rel),
+            Some(set) => {
+                set.is_match(&*crate::scope::fold_path(name))
+                    || set.is_match(&*crate::scope::fold_path(rel))
+            }
             None => ex.matches(rel).is_some(),
         }
     }

@@ -1,15 +1,18 @@
 //! Exclusion patterns: globs matched against every component name and every
 //! root-relative ancestor path, so `.ssh` hides `a/.ssh/id_rsa`.
 //!
-//! Matching ignores letter case, on every filesystem: ASCII letters through
-//! globset's `case_insensitive` (which is ASCII-only), every other letter
-//! by folding the patterns and the names first ([`fold`]), so what Unicode
-//! simple case folding equates is equated. On a filesystem that folds case
+//! Matching ignores letter case, on every filesystem: the patterns and the
+//! names are folded first ([`fold`]: ASCII lowercased, every other letter
+//! to one representative of its case), so what Unicode simple case folding
+//! equates is equated, and globset keeps its literal and extension
+//! strategies (its own `case_insensitive` is ASCII-only and turns every
+//! pattern into a regex). On a filesystem that folds case
 //! (vfat, exfat, SMB, a case-folding ext4 directory) `.ENV` opens `.env`, and the name the kernel reports for
 //! the opened file is the one it was looked up by, so only a match that
 //! ignores case refuses it. On a filesystem with exact names this also
 //! refuses a distinct `.ENV`: the safe side.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -37,7 +40,6 @@ impl Exclusions {
             let glob: Glob = GlobBuilder::new(folded.trim_start_matches('/'))
                 .literal_separator(true)
                 .backslash_escape(true)
-                .case_insensitive(ignore_case)
                 .build()
                 .map_err(|e| format!("invalid exclusion pattern {p:?}: {e}"))?;
             b.add(glob);
@@ -63,16 +65,15 @@ impl Exclusions {
         if self.patterns.is_empty() {
             return None;
         }
-        // ASCII (the common case) is globset's to fold; a name with other
-        // letters is folded first. A name that is not UTF-8 is matched as
-        // it is.
-        let folded: PathBuf;
-        let rel = match rel.to_str() {
-            Some(s) if self.ignore_case && !s.is_ascii() => {
-                folded = PathBuf::from(fold(s));
-                folded.as_path()
-            }
-            _ => rel,
+        // Folded like the patterns; a name already folded (lowercase
+        // ASCII, the common case) is not copied. A name that is not UTF-8
+        // is folded byte by byte in its ASCII letters.
+        let folded;
+        let rel = if self.ignore_case {
+            folded = fold_path(rel);
+            &*folded
+        } else {
+            rel
         };
         let mut prefix = PathBuf::new();
         for (n, c) in rel.components().enumerate() {
@@ -100,8 +101,8 @@ impl Exclusions {
 /// (`K` KELVIN SIGN and `k`, `ſ` and `s`, `ς` and `σ`), else its lowercase
 /// where that is one character, else itself. Letters Unicode simple case
 /// folding equates get the same representative; a few it keeps apart get
-/// one too (dotless `ı` and `i`), which only excludes more. ASCII is left
-/// to globset's case-insensitive match.
+/// one too (dotless `ı` and `i`), which only excludes more. ASCII letters
+/// are lowercased.
 fn fold(s: &str) -> String {
     fn one(mut it: impl Iterator<Item = char>) -> Option<char> {
         match (it.next(), it.next()) {
@@ -112,7 +113,7 @@ fn fold(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii() {
-                return c;
+                return c.to_ascii_lowercase();
             }
             one(c.to_uppercase())
                 .and_then(|u| one(u.to_lowercase()))
@@ -120,6 +121,35 @@ fn fold(s: &str) -> String {
                 .unwrap_or(c)
         })
         .collect()
+}
+
+/// A pattern as [`Exclusions`] compiles it (for a matcher of its own that
+/// must agree, such as the sandbox's walk).
+pub fn fold_pattern(p: &str) -> String {
+    fold(p)
+}
+
+/// A path as [`Exclusions`] matches it: folded like the patterns; one
+/// already folded (lowercase ASCII, the common case) is not copied. A path
+/// that is not UTF-8 has its ASCII letters lowercased.
+pub fn fold_path(p: &Path) -> std::borrow::Cow<'_, Path> {
+    if is_folded(p) {
+        return std::borrow::Cow::Borrowed(p);
+    }
+    std::borrow::Cow::Owned(match p.to_str() {
+        Some(s) => PathBuf::from(fold(s)),
+        None => PathBuf::from(std::ffi::OsStr::from_bytes(
+            &p.as_os_str().as_bytes().to_ascii_lowercase(),
+        )),
+    })
+}
+
+/// True when `p` needs no folding: ASCII without uppercase letters.
+fn is_folded(p: &Path) -> bool {
+    p.as_os_str()
+        .as_bytes()
+        .iter()
+        .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
 }
 
 #[cfg(test)]
