@@ -121,7 +121,17 @@ pub fn start_with(
     // output excerpts of other projects) and the logs.
     let mut sandbox_cfg = sandbox.apply(&cfg.sandbox);
     let data_abs = std::path::absolute(&data_dir).unwrap_or_else(|_| data_dir.clone());
-    sandbox_cfg.deny_read.push(data_abs.display().to_string());
+    // A data directory that holds the workspace cannot be hidden (and
+    // would hide nothing nested in it): the other deny_read paths stay.
+    let data_real = std::fs::canonicalize(&data_abs).unwrap_or_else(|_| data_abs.clone());
+    if workspace.starts_with(&data_real) {
+        tracing::warn!(
+            data_dir = %data_abs.display(),
+            "the data directory holds the workspace: the shell can read the audit trails"
+        );
+    } else {
+        sandbox_cfg.deny_read.push(data_abs.display().to_string());
+    }
     let sandbox = Sandbox::new(&sandbox_cfg, &workspace, scope.exclusions());
     log_sandbox(sandbox.status());
     let tools = ToolRegistry::configured(&cfg.tools, &cfg.bash, Some(sandbox.clone()))?;

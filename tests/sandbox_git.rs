@@ -371,3 +371,45 @@ async fn git_still_commits_inside_the_sandbox_and_the_result_reports_what_was_re
     f.fails("mv .git/hooks .git/hooks2").await;
     assert!(f.ws.join(".git/HEAD").exists());
 }
+
+/// A plant completed between sessions: a shell leaves `sub` with a valid
+/// `HEAD`, a `config` and dangling `objects`/`refs` symlinks; the session
+/// ends (what it kept in memory about `sub` is gone); the host then makes
+/// the symlinks' targets (as a build would). The next session's walk sees a
+/// shape git never makes outside a `.git` and moves its control files
+/// aside instead of trusting it. Control: with `protect_git = false` host
+/// git runs the payload.
+async fn completed_between_sessions(protect: bool) -> bool {
+    let cfg = format!("protect_git = {protect}");
+    let f = fixture(&cfg);
+    host_repo(&f.ws);
+    // Outside the workspace, and not under the shell's private /tmp.
+    let marker = f.ws.parent().unwrap().join("marker");
+    f.ok(&PAYLOAD.replace("{m}", &q(&marker))).await;
+    f.ok("mkdir sub && printf 'ref: refs/heads/main\\n' > sub/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = %s\\n' \"$PWD/p\" > sub/config && ln -s ../later/o sub/objects && ln -s ../later/r sub/refs")
+        .await;
+    let ws = f.ws.clone();
+    let (dir, _outside) = f.end();
+    std::fs::create_dir_all(ws.join("later/o")).unwrap();
+    std::fs::create_dir_all(ws.join("later/r")).unwrap();
+    let f = sandbox_support::fixture_in(dir, &cfg, airlock::sandbox::SandboxOverrides::default());
+    f.ok("true").await;
+    git(&f.ws.join("sub"), &["status"]);
+    marker.exists()
+}
+
+#[tokio::test]
+async fn a_plant_completed_between_sessions_is_moved_aside() {
+    assert!(
+        !completed_between_sessions(true).await,
+        "host git ran the payload"
+    );
+}
+
+#[tokio::test]
+async fn control_a_plant_completed_between_sessions_runs_unprotected() {
+    assert!(
+        completed_between_sessions(false).await,
+        "the attack does not work"
+    );
+}

@@ -39,6 +39,8 @@ const MASK: u32 = libc::IN_CREATE
 const NEW: u32 = libc::IN_CREATE | libc::IN_MOVED_TO;
 /// Most directories kept for re-checking ([`State::pending`]).
 const MAX_PENDING: usize = 4096;
+// Past it, the next re-check walks the whole workspace instead (fails
+// closed: a flood of decoys cannot hide the one that matters).
 
 /// A live shell the guard hides late files in.
 #[derive(Debug, Clone)]
@@ -51,6 +53,10 @@ struct ShellNs {
     userns: bool,
 }
 
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent switches and flags of one guard"
+)]
 struct State {
     ws: PathBuf,
     ex: Exclusions,
@@ -64,6 +70,9 @@ struct State {
     /// executable, anywhere) is caught when any event comes, when a
     /// command ends and when the shell ends.
     pending: HashSet<PathBuf>,
+    /// A directory did not fit in `pending`: the next re-check walks the
+    /// whole workspace.
+    pending_overflow: bool,
     secret: HashSet<FileId>,
     shells: Vec<ShellNs>,
     /// Hidden after start, in every shell (applied to shells that start later too).
@@ -106,6 +115,7 @@ impl Guard {
                 wds: HashMap::new(),
                 known: HashSet::new(),
                 pending: HashSet::new(),
+                pending_overflow: false,
                 secret: HashSet::new(),
                 shells: Vec::new(),
                 later: Vec::new(),
@@ -176,6 +186,9 @@ impl Guard {
             Self::remember(&mut st, c);
         }
         st.secret.extend(s.secret_inodes.iter().copied());
+        for p in &s.planted {
+            Self::neutralise_planted(&mut st, p);
+        }
     }
 
     /// A shell started in its namespaces (`pid`); hide in it what appeared
@@ -294,6 +307,28 @@ impl Guard {
     fn remember(st: &mut State, dir: &Path) {
         if st.pending.len() < MAX_PENDING {
             st.pending.insert(dir.to_path_buf());
+        } else if !st.pending.contains(dir) {
+            st.pending_overflow = true;
+        }
+    }
+
+    /// Move aside the control files of a directory only a plant has the
+    /// shape of (see [`super::repo::is_planted_shape`]).
+    fn neutralise_planted(st: &mut State, dir: &Path) {
+        if !st.protect_git {
+            return;
+        }
+        st.pending.remove(dir);
+        let removed = super::git::neutralise(dir);
+        if !removed.is_empty() {
+            let rel = |p: &Path| p.strip_prefix(&st.ws).unwrap_or(p).display().to_string();
+            let names: Vec<String> = removed.iter().map(|p| rel(p)).collect();
+            let note = format!(
+                "airlock moved aside the control files of a planted git repository (its objects or refs is not a directory): {}",
+                names.join(", ")
+            );
+            tracing::warn!("sandbox guard: {note}");
+            st.notes.push(note);
         }
     }
 
@@ -311,7 +346,24 @@ impl Guard {
                 st.pending.remove(&d);
                 continue;
             }
+            if super::repo::is_planted_shape(&d) {
+                Self::neutralise_planted(st, &d);
+                continue;
+            }
             Self::shape_now(st, &d, &d);
+        }
+        if std::mem::take(&mut st.pending_overflow) {
+            // Too many to keep: every directory of the workspace again.
+            let (ws, ex) = (st.ws.clone(), st.ex.clone());
+            let s = scan::scan(&ws, &ex, &[], &mut |_| {});
+            for p in &s.planted {
+                Self::neutralise_planted(st, p);
+            }
+            for p in &s.gitdirs {
+                if p.file_name().is_none_or(|n| n != ".git") {
+                    Self::shape_now(st, p, &p.join("HEAD"));
+                }
+            }
         }
     }
 
@@ -336,6 +388,9 @@ impl Guard {
         }
         for c in &s.candidates {
             Self::remember(st, c);
+        }
+        for p in &s.planted {
+            Self::neutralise_planted(st, p);
         }
         for p in &s.project_configs {
             Self::check_project_config(st, p);

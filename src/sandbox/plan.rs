@@ -351,6 +351,18 @@ fn walk_workspace(sb: &Sandbox, deny: &[PathBuf], notes: &mut Vec<String>) -> sc
     }
     if let Some(g) = guard {
         g.learn(&s);
+    } else if sb.cfg.protect_git && sb.cfg.mode == super::SandboxMode::WorkspaceWrite {
+        // No guard to do it: what only a plant looks like is moved aside
+        // here (see `repo::is_planted_shape`).
+        for p in &s.planted {
+            let removed = super::git::neutralise(p);
+            if !removed.is_empty() {
+                notes.push(format!(
+                    "airlock moved aside the control files of a planted git repository in {} (its objects or refs is not a directory)",
+                    p.display()
+                ));
+            }
+        }
     }
     s
 }

@@ -49,6 +49,21 @@ pub fn would_be_repository(dir: &Path, name: &OsStr, planned: Planned) -> bool {
     shape(dir, Some((name, planned)))
 }
 
+/// Whether `dir` has the shape only a plant has: a directory not named
+/// `.git` whose `objects` or `refs` is there but is not a real directory (a
+/// symlink, dangling or not, or a file). git itself makes them directories
+/// (`git-new-workdir`'s symlinks live inside a `.git`), so such a
+/// directory is never the user's repository, whether it is one yet or one
+/// `mkdir` away from it.
+pub fn is_planted_shape(dir: &Path) -> bool {
+    if dir.file_name().is_some_and(|n| n == ".git") {
+        return false;
+    }
+    ["objects", "refs"]
+        .iter()
+        .any(|n| std::fs::symlink_metadata(dir.join(n)).is_ok_and(|m| !m.file_type().is_dir()))
+}
+
 /// Whether `name` is one of [`SHAPE_NAMES`] (case-insensitively: on a
 /// case-insensitive file system `head` is `HEAD`).
 pub fn is_shape_name(name: &OsStr) -> bool {
@@ -69,7 +84,7 @@ fn shape(dir: &Path, planned: Option<(&OsStr, Planned)>) -> bool {
     }
     // A `commondir` sends git elsewhere for objects and refs: wherever it
     // points (or whatever it becomes), treat the directory as a repository.
-    if is("commondir").is_some() || std::fs::metadata(dir.join("commondir")).is_ok() {
+    if is("commondir").is_some() || std::fs::symlink_metadata(dir.join("commondir")).is_ok() {
         return true;
     }
     let searchable = |n: &str| {
@@ -182,5 +197,36 @@ mod tests {
         ));
         assert!(would_be_repository(e, OsStr::new("OBJECTS"), Planned::Dir));
         assert!(!would_be_repository(e, OsStr::new("src"), Planned::Dir));
+    }
+
+    /// A dangling `commondir` symlink counts (its target may be what a
+    /// write makes next); the shape only a plant has is told apart from a
+    /// repository git made.
+    #[test]
+    fn dangling_commondir_and_planted_shapes() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("sub");
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        symlink("t", d.join("commondir")).unwrap();
+        assert!(is_repository(&d), "a dangling commondir symlink");
+        assert!(would_be_repository(&d, OsStr::new("t"), Planned::File));
+        std::fs::remove_file(d.join("commondir")).unwrap();
+        std::fs::create_dir(d.join("objects")).unwrap();
+        std::fs::create_dir(d.join("refs")).unwrap();
+        assert!(
+            is_repository(&d) && !is_planted_shape(&d),
+            "git's own shape"
+        );
+        std::fs::remove_dir(d.join("refs")).unwrap();
+        symlink("../elsewhere", d.join("refs")).unwrap();
+        assert!(is_planted_shape(&d), "a refs symlink outside a .git");
+        let g = t.path().join(".git");
+        std::fs::create_dir(&g).unwrap();
+        symlink("../elsewhere", g.join("refs")).unwrap();
+        assert!(
+            !is_planted_shape(&g),
+            "git-new-workdir's links live in a .git"
+        );
     }
 }

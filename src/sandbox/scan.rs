@@ -100,6 +100,10 @@ pub struct Scan {
     /// `refs`, `commondir`) that are not repositories (yet): the guard
     /// re-checks them as things change.
     pub candidates: Vec<PathBuf>,
+    /// Directories with the shape only a plant has
+    /// ([`super::repo::is_planted_shape`]), repositories or not: never
+    /// learnt as legitimate, their control files moved aside.
+    pub planted: Vec<PathBuf>,
     /// `.airlock.toml` files below the workspace root (the project config
     /// of an airlock started there).
     pub project_configs: Vec<PathBuf>,
@@ -195,7 +199,9 @@ pub fn scan(
         }
         if shaped && dir.file_name().is_none_or(|n| n != ".git") {
             // Symlinks and executable files count as git counts them.
-            if super::repo::is_repository(&dir) {
+            if super::repo::is_planted_shape(&dir) {
+                s.planted.push(dir);
+            } else if super::repo::is_repository(&dir) {
                 s.gitdirs.push(dir);
             } else {
                 s.candidates.push(dir);
@@ -348,8 +354,10 @@ mod tests {
         std::fs::write(ws.join("c/deep/.AIRLOCK.toml"), "").unwrap();
         std::fs::write(ws.join(".airlock.toml"), "").unwrap();
         let mut s = scan(&ws, &ex(), &[], &mut |_| {});
-        s.gitdirs.sort();
-        assert_eq!(s.gitdirs, vec![ws.join("l"), ws.join("x")]);
+        s.planted.sort();
+        // objects/refs that are not directories: a shape only a plant has.
+        assert_eq!(s.planted, vec![ws.join("l"), ws.join("x")]);
+        assert!(s.gitdirs.is_empty(), "{:?}", s.gitdirs);
         assert_eq!(s.candidates, vec![ws.join("c")]);
         assert_eq!(s.project_configs, vec![ws.join("c/deep/.AIRLOCK.toml")]);
     }

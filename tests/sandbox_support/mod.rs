@@ -50,7 +50,8 @@ pub fn fixture(sandbox: &str) -> Fixture {
 /// The same with the workspace in `dir`.
 pub fn fixture_in(dir: tempfile::TempDir, sandbox: &str, o: SandboxOverrides) -> Fixture {
     let ws = dir.path().join("ws");
-    std::fs::create_dir(&ws).unwrap();
+    // An existing one too: a second session on the workspace of an ended one.
+    std::fs::create_dir_all(&ws).unwrap();
     let ws = std::fs::canonicalize(ws).unwrap();
     let outside = target_tempdir();
     let out = std::fs::canonicalize(outside.path()).unwrap();

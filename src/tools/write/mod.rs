@@ -416,8 +416,11 @@ impl WriteCall {
     }
 
     fn write(&self, scope: &Scope) -> Result<ToolOutput, WriteError> {
-        let dir = apply::open_dir(scope, &self.target, true)?;
         let real = self.target.path();
+        // Again, after approval: a shell may have brought the directory
+        // one step short of a repository while the prompt waited.
+        target::check_repository(scope, &self.shown, &real)?;
+        let dir = apply::open_dir(scope, &self.target, true)?;
         let now = apply::read_current(
             scope,
             &dir,

@@ -119,7 +119,7 @@ fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
 /// one with the file in place (`HEAD`, `objects/…`, `refs/…`, `commondir`
 /// completing it). Host-side git would read its config and run its hooks;
 /// the write tools run outside the sandbox, so the guard never sees them.
-fn check_repository(scope: &Scope, shown: &str, real: &Path) -> Result<(), ScopeError> {
+pub(super) fn check_repository(scope: &Scope, shown: &str, real: &Path) -> Result<(), ScopeError> {
     let Some(root) = scope.root_of(real) else {
         return Ok(());
     };
