@@ -37,6 +37,17 @@ pub fn is_invisible(c: char) -> bool {
     }
 }
 
+/// Whether `c`, written right after `prev`, is shown as it is although
+/// [`is_invisible`] says it draws nothing: a text or emoji presentation
+/// selector (U+FE0E, U+FE0F) right after a symbol (`❤️`, `⚠️`, `✔️`), where
+/// it only picks how that visible symbol is drawn. After anything else (a
+/// letter, a space, the start of the text) it is escaped like the rest.
+pub fn shown_after(prev: Option<char>, c: char) -> bool {
+    use unicode_general_category::{GeneralCategory as G, get_general_category};
+    matches!(c, '\u{FE0E}' | '\u{FE0F}')
+        && prev.is_some_and(|p| get_general_category(p) == G::OtherSymbol)
+}
+
 /// The visible form of `c`, when it needs one.
 pub fn escape(c: char) -> Option<String> {
     if is_invisible(c) {
@@ -60,15 +71,18 @@ pub fn escape(c: char) -> Option<String> {
 /// characters as escapes, invisible characters as `<U+…>`; nothing dropped.
 pub fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    let mut prev = None;
     for c in text.chars() {
         match c {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
+            c if shown_after(prev, c) => out.push(c),
             c => match escape(c) {
                 Some(e) => out.push_str(&e),
                 None => out.push(c),
             },
         }
+        prev = Some(c);
     }
     out
 }
@@ -98,6 +112,15 @@ mod tests {
         }
     }
 
+    /// A presentation selector is shown after a symbol, escaped elsewhere.
+    #[test]
+    fn presentation_selectors_only_after_a_symbol() {
+        assert_eq!(one_line("\u{2764}\u{FE0F}"), "\u{2764}\u{FE0F}");
+        assert_eq!(one_line("rm\u{FE0F} -rf"), "rm<U+FE0F> -rf");
+        assert_eq!(one_line("\u{FE0F}x"), "<U+FE0F>x");
+        assert_eq!(one_line("a \u{FE0E}"), "a <U+FE0E>");
+    }
+
     /// Every code point of the categories that draw nothing is escaped,
     /// and ordinary text (letters, marks, symbols, the plain space, tab)
     /// is kept as it is.
@@ -114,7 +137,14 @@ mod tests {
                 assert!(escape(c).is_some(), "{u:04X} is shown raw");
             }
         }
-        for text in ["héllo ✓ 日本語", "e\u{301}", "a\tb c", "Ελληνικά", "🙂"] {
+        for text in [
+            "héllo ✓ 日本語",
+            "e\u{301}",
+            "a\tb c",
+            "Ελληνικά",
+            "🙂",
+            "❤\u{FE0F} ⚠\u{FE0F}",
+        ] {
             assert_eq!(one_line(text), text.replace('\t', "\\t"));
         }
     }

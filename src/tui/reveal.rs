@@ -132,7 +132,9 @@ pub fn line(text: &str, base: Style) -> (Vec<Span<'static>>, Flags) {
                 continue;
             }
         }
-        if let Some(esc) = escape(c) {
+        if crate::report::visible::shown_after(i.checked_sub(1).map(|j| chars[j]), c) {
+            plain.push(c);
+        } else if let Some(esc) = escape(c) {
             if is_invisible(c) {
                 flags.invisible += 1;
             } else {
