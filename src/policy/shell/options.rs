@@ -32,9 +32,18 @@ const SPELLINGS: &[Spelling] = &[
     ),
     (
         "cp",
-        &[('R', 'r')],
-        &[("recursive", 'r'), ("force", 'f'), ("verbose", 'v')],
+        // `-a` is `-dR --preserve=all`: recursive.
+        &[('R', 'r'), ('a', 'r')],
+        &[
+            ("recursive", 'r'),
+            ("archive", 'r'),
+            ("force", 'f'),
+            ("verbose", 'v'),
+        ],
     ),
+    // `--force` is `-f` for every git command that has both (push, clean,
+    // branch, checkout, tag, worktree …); `--force-with-lease` is not it.
+    ("git", &[], &[("force", 'f')]),
     ("mv", &[], &[("force", 'f'), ("verbose", 'v')]),
     (
         "ln",
@@ -156,6 +165,22 @@ mod tests {
         assert_eq!(m("rm -rf x", "rm -fr x", false), Some(true));
         assert_eq!(m("rm -rf x", "rm -rfv x", false), Some(false));
         assert_eq!(m("rm -rf x", "rm -rf x y", false), Some(false));
+    }
+
+    #[test]
+    fn git_force_and_cp_archive() {
+        assert_eq!(
+            m("git push -f", "git push --force origin main", true),
+            Some(true)
+        );
+        assert_eq!(m("git push -f", "git push --forc origin", true), Some(true));
+        assert_eq!(
+            m("git push -f", "git push --force-with-lease origin", true),
+            Some(false)
+        );
+        assert_eq!(m("cp -r", "cp -a src dst", true), Some(true));
+        assert_eq!(m("cp -r", "cp --archive src dst", true), Some(true));
+        assert_eq!(m("cp -r", "cp src dst", true), Some(false));
     }
 
     #[test]
