@@ -51,6 +51,8 @@ enum Setup {
     NoRepo,
     NestedRepo,
     SeparateGitDir,
+    /// `core.hooksPath = .husky` (husky): the hooks live in the work tree.
+    Husky,
 }
 
 struct Attack {
@@ -66,6 +68,12 @@ struct Attack {
 const PAYLOAD: &str = "printf '#!/bin/sh\\ntouch %s\\n' {m} > p && chmod +x p";
 
 const ATTACKS: &[Attack] = &[
+    Attack {
+        name: "a hook in core.hooksPath in the work tree (husky)",
+        setup: Setup::Husky,
+        command: "cp p .husky/pre-commit",
+        host_dirs: &["."],
+    },
     Attack {
         name: "hook in an existing hooks dir",
         setup: Setup::Repo,
@@ -210,6 +218,15 @@ fn prepare(f: &Fixture, setup: Setup) {
         Setup::NestedRepo => {
             host_repo(ws);
             host_repo(&ws.join("lib"));
+        }
+        Setup::Husky => {
+            host_repo(ws);
+            std::fs::create_dir_all(ws.join(".husky")).unwrap();
+            assert!(
+                git(ws, &["config", "core.hooksPath", ".husky"])
+                    .status
+                    .success()
+            );
         }
         Setup::SeparateGitDir => {
             host_repo(ws);

@@ -85,7 +85,55 @@ pub fn protect_gitdir(gitdir: &Path, ws: &Path, p: &mut Protection) -> io::Resul
             p.readonly.push(path);
         }
     }
+    if let Some(hooks) = hooks_path(gitdir, ws) {
+        if std::fs::symlink_metadata(&hooks).is_err() {
+            std::fs::create_dir_all(&hooks)?;
+            p.created.push(hooks.clone());
+        }
+        p.readonly.push(hooks);
+    }
     Ok(())
+}
+
+/// Where `core.hooksPath` sends git for hooks, when that is in the
+/// workspace (husky's `.husky/`, say): hooks like those of `hooks/`, so
+/// kept read-only too. A relative path is taken from the work tree (the
+/// repository directory when it is not a `.git`); husky's `.husky/_`,
+/// whose scripts run the hooks one level up, protects `.husky`. Read with
+/// git itself (`--includes`), so the value is git's; without git, none.
+fn hooks_path(gitdir: &Path, ws: &Path) -> Option<PathBuf> {
+    let out = std::process::Command::new("git")
+        .arg("config")
+        .arg("--file")
+        .arg(gitdir.join("config"))
+        .args(["--includes", "--get", "core.hooksPath"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let value = String::from_utf8(out.stdout).ok()?;
+    let value = value.trim_end_matches('\n');
+    if !out.status.success() || value.is_empty() {
+        return None;
+    }
+    let raw = Path::new(value);
+    let base = if gitdir.file_name().is_some_and(|n| n == ".git") {
+        gitdir.parent()?
+    } else {
+        gitdir
+    };
+    let mut path = if raw.is_absolute() {
+        raw.to_path_buf()
+    } else {
+        base.join(raw)
+    };
+    if path.file_name().is_some_and(|n| n == "_") {
+        path.pop();
+    }
+    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    (path.starts_with(ws) && path != ws).then_some(path)
 }
 
 /// Take away what makes `gitdir` (planted: not there when the shell
