@@ -292,6 +292,8 @@ async fn edit_file_in_a_bare_repository_and_nested_project_configs_are_refused()
         "crates/foo/.airlock.toml",
         "crates/bar/.AIRLOCK.TOML",
         "a/.Git/config",
+        // KELVIN SIGN: a case-folding filesystem opens `.airlock.toml`.
+        "crates/baz/.airloc\u{212A}.toml",
     ] {
         let out = w.write(p, "x = 1\n").await;
         assert!(
@@ -301,7 +303,7 @@ async fn edit_file_in_a_bare_repository_and_nested_project_configs_are_refused()
         );
         assert!(!w.root.join(p).exists());
     }
-    assert_eq!(w.scope_refusals(), 4);
+    assert_eq!(w.scope_refusals(), 5);
 }
 
 #[tokio::test]

@@ -417,10 +417,8 @@ impl Guard {
             }
         }
         if p.parent().is_some_and(|d| d != st.ws)
-            && p.file_name().is_some_and(|n| {
-                n.as_bytes()
-                    .eq_ignore_ascii_case(crate::dirs::PROJECT_CONFIG.as_bytes())
-            })
+            && p.file_name()
+                .is_some_and(|n| crate::scope::same_name(n, crate::dirs::PROJECT_CONFIG))
         {
             Self::check_project_config(st, p);
             if std::fs::symlink_metadata(p).is_err() {

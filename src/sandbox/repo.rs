@@ -67,13 +67,11 @@ pub fn is_planted_shape(dir: &Path) -> bool {
 /// Whether `name` is one of [`SHAPE_NAMES`] (case-insensitively: on a
 /// case-insensitive file system `head` is `HEAD`).
 pub fn is_shape_name(name: &OsStr) -> bool {
-    SHAPE_NAMES
-        .iter()
-        .any(|n| name.as_bytes().eq_ignore_ascii_case(n.as_bytes()))
+    SHAPE_NAMES.iter().any(|n| crate::scope::same_name(name, n))
 }
 
 fn shape(dir: &Path, planned: Option<(&OsStr, Planned)>) -> bool {
-    let is = |n: &str| planned.filter(|(p, _)| p.as_bytes().eq_ignore_ascii_case(n.as_bytes()));
+    let is = |n: &str| planned.filter(|(p, _)| crate::scope::same_name(p, n));
     let head = match is("HEAD") {
         Some((_, Planned::File)) => true,
         Some((_, Planned::Dir)) => false,

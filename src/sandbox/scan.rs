@@ -9,7 +9,6 @@
 
 use std::collections::HashSet;
 use std::hash::BuildHasher;
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirEntryExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
@@ -171,11 +170,7 @@ pub fn scan(
                 continue;
             }
             shaped |= super::repo::is_shape_name(&name);
-            if dir != workspace
-                && name
-                    .as_bytes()
-                    .eq_ignore_ascii_case(crate::dirs::PROJECT_CONFIG.as_bytes())
-            {
+            if dir != workspace && crate::scope::same_name(&name, crate::dirs::PROJECT_CONFIG) {
                 s.project_configs.push(path.clone());
             }
             if name == ".git" {

@@ -144,6 +144,18 @@ pub fn fold_path(p: &Path) -> std::borrow::Cow<'_, Path> {
     })
 }
 
+/// Whether `name` is `wanted` in any letter case, as [`Exclusions`]
+/// compares (so `.AIRLOC\u{212A}.toml`, with a KELVIN SIGN, is
+/// `.airlock.toml`, as a case-folding filesystem would open it).
+pub fn same_name(name: &std::ffi::OsStr, wanted: &str) -> bool {
+    let bytes = name.as_bytes();
+    if bytes.is_ascii() && wanted.is_ascii() {
+        // The common case, without folding (walks call this per entry).
+        return bytes.eq_ignore_ascii_case(wanted.as_bytes());
+    }
+    fold_path(Path::new(name)) == fold_path(Path::new(wanted))
+}
+
 /// True when `p` needs no folding: ASCII without uppercase letters.
 fn is_folded(p: &Path) -> bool {
     p.as_os_str()
@@ -193,6 +205,18 @@ mod tests {
         "deploy.\u{212A}ey",
         ".\u{17F}sh/id_rsa",
     ];
+
+    #[test]
+    fn names_compare_in_any_case() {
+        use std::ffi::OsStr;
+        assert!(same_name(
+            OsStr::new(".AIRLOC\u{212A}.toml"),
+            ".airlock.toml"
+        ));
+        assert!(same_name(OsStr::new(".Git"), ".git"));
+        assert!(same_name(OsStr::new("head"), "HEAD"));
+        assert!(!same_name(OsStr::new(".gitx"), ".git"));
+    }
 
     #[test]
     fn letter_case_is_ignored() {

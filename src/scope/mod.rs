@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 pub use config::ScopeConfig;
 pub use dir::{CheckedDir, LinkTarget, Lstat};
-pub use exclude::{Exclusions, fold_path, fold_pattern};
+pub use exclude::{Exclusions, fold_path, fold_pattern, same_name};
 pub use links::{HardLinks, PACKAGE_DIRS};
 pub use open::FileKind;
 

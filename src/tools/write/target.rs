@@ -2,8 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use std::os::unix::ffi::OsStrExt;
-
 use crate::dirs::PROJECT_CONFIG;
 use crate::sandbox::repo::{self, Planned};
 use crate::scope::{FileKind, Scope, ScopeError};
@@ -100,7 +98,7 @@ fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
     scope.check_excluded(shown, p)?;
     let named = |n: &str| {
         rel.components()
-            .any(|c| c.as_os_str().as_bytes().eq_ignore_ascii_case(n.as_bytes()))
+            .any(|c| crate::scope::same_name(c.as_os_str(), n))
     };
     for n in PROTECTED {
         if named(n) {
