@@ -315,17 +315,48 @@ impl Guard {
     /// Move aside the control files of a directory only a plant has the
     /// shape of (see [`super::repo::is_planted_shape`]).
     fn neutralise_planted(st: &mut State, dir: &Path) {
-        if !st.protect_git {
-            return;
+        if st.protect_git {
+            Self::neutralise(
+                st,
+                dir,
+                "a planted git repository (its objects or refs is not a directory)",
+            );
         }
+    }
+
+    /// Move aside the control files of the repository `dir` (it is no
+    /// longer pending) and say so: "… the control files of `what`: …".
+    fn neutralise(st: &mut State, dir: &Path, what: &str) {
         st.pending.remove(dir);
         let removed = super::git::neutralise(dir);
         if !removed.is_empty() {
-            let rel = |p: &Path| p.strip_prefix(&st.ws).unwrap_or(p).display().to_string();
-            let names: Vec<String> = removed.iter().map(|p| rel(p)).collect();
+            let names: Vec<String> = removed.iter().map(|p| rel(&st.ws, p)).collect();
             let note = format!(
-                "airlock moved aside the control files of a planted git repository (its objects or refs is not a directory): {}",
+                "airlock moved aside the control files of {what}: {}",
                 names.join(", ")
+            );
+            tracing::warn!("sandbox guard: {note}");
+            st.notes.push(note);
+        }
+    }
+
+    /// A new entry `p` (unless known or made while no shell runs, then the
+    /// user's) is moved aside, and the note says why: "… aside to …: `why`".
+    fn quarantine_new(st: &mut State, p: &Path, why: &str) {
+        let Some(id) = scan::file_id(p) else { return };
+        if !st.protect_git || st.known.contains(&id) {
+            return;
+        }
+        if !Self::live(st) {
+            // Made on the host while no shell runs: the user's.
+            st.known.insert(id);
+            return;
+        }
+        if let Some(q) = super::git::quarantine(p) {
+            let note = format!(
+                "airlock moved {} aside to {}: {why}",
+                rel(&st.ws, p),
+                rel(&st.ws, &q)
             );
             tracing::warn!("sandbox guard: {note}");
             st.notes.push(note);
@@ -446,48 +477,21 @@ impl Guard {
 
     /// A `.git` entry (directory, file, symlink).
     fn check_git(st: &mut State, p: &Path) {
-        let Some(id) = scan::file_id(p) else { return };
-        if !st.protect_git || st.known.contains(&id) {
-            return;
-        }
-        if !Self::live(st) {
-            // Made on the host while no shell runs: the user's.
-            st.known.insert(id);
-            return;
-        }
-        if let Some(q) = super::git::quarantine(p) {
-            let rel = |p: &Path| p.strip_prefix(&st.ws).unwrap_or(p).display().to_string();
-            let note = format!(
-                "airlock moved {} aside to {}: a git repository or gitdir link created while the sandboxed shell runs (host-side git would read its config and hooks)",
-                rel(p),
-                rel(&q)
-            );
-            tracing::warn!("sandbox guard: {note}");
-            st.notes.push(note);
-        }
+        Self::quarantine_new(
+            st,
+            p,
+            "a git repository or gitdir link created while the sandboxed shell runs (host-side git would read its config and hooks)",
+        );
     }
 
     /// A nested `.airlock.toml` (the project config of an airlock started
     /// in its directory) created while a shell runs.
     fn check_project_config(st: &mut State, p: &Path) {
-        let Some(id) = scan::file_id(p) else { return };
-        if !st.protect_git || st.known.contains(&id) {
-            return;
-        }
-        if !Self::live(st) {
-            st.known.insert(id);
-            return;
-        }
-        if let Some(q) = super::git::quarantine(p) {
-            let rel = |p: &Path| p.strip_prefix(&st.ws).unwrap_or(p).display().to_string();
-            let note = format!(
-                "airlock moved {} aside to {}: an airlock project config created while the sandboxed shell runs (an airlock started there would obey it)",
-                rel(p),
-                rel(&q)
-            );
-            tracing::warn!("sandbox guard: {note}");
-            st.notes.push(note);
-        }
+        Self::quarantine_new(
+            st,
+            p,
+            "an airlock project config created while the sandboxed shell runs (an airlock started there would obey it)",
+        );
     }
 
     /// `what` appeared or changed in `dir`: a repository not known before?
@@ -500,7 +504,6 @@ impl Guard {
 
     fn shape_now(st: &mut State, dir: &Path, what: &Path) {
         let known = scan::file_id(dir).is_some_and(|id| st.known.contains(&id));
-        let rel = |p: &Path| p.strip_prefix(&st.ws).unwrap_or(p).display().to_string();
         if known {
             // In a repository that existed: only an indirection can be new
             // (everything else is read-only or a placeholder).
@@ -509,8 +512,8 @@ impl Guard {
             {
                 let note = format!(
                     "airlock moved {} aside to {} (a planted git indirection)",
-                    rel(what),
-                    rel(&q)
+                    rel(&st.ws, what),
+                    rel(&st.ws, &q)
                 );
                 tracing::warn!("sandbox guard: {note}");
                 st.notes.push(note);
@@ -524,17 +527,11 @@ impl Guard {
             }
             return;
         }
-        st.pending.remove(dir);
-        let removed = super::git::neutralise(dir);
-        if !removed.is_empty() {
-            let names: Vec<String> = removed.iter().map(|p| rel(p)).collect();
-            let note = format!(
-                "airlock moved aside the control files of a git repository created while the sandboxed shell runs: {}",
-                names.join(", ")
-            );
-            tracing::warn!("sandbox guard: {note}");
-            st.notes.push(note);
-        }
+        Self::neutralise(
+            st,
+            dir,
+            "a git repository created while the sandboxed shell runs",
+        );
     }
 
     fn hide_late(st: &mut State, p: &Path) {
@@ -564,6 +561,11 @@ impl Drop for Guard {
 
 /// Hide `p` in the shell's mount namespace: a forked helper joins its
 /// namespaces and mounts there what the shell's own start-up would have.
+/// `p` relative to the workspace `ws`, for a note.
+fn rel(ws: &Path, p: &Path) -> String {
+    p.strip_prefix(ws).unwrap_or(p).display().to_string()
+}
+
 fn hide_in(sh: &ShellNs, p: &Path) {
     let r = (|| -> io::Result<()> {
         let target = CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::other("NUL"))?;
