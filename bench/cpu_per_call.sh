@@ -34,37 +34,11 @@ command -v perf >/dev/null || {
     exit 2
 }
 PIN=${PIN-$(($(nproc) - 1))}
-pin=()
-if [[ -n $PIN ]]; then
-    command -v taskset >/dev/null || {
-        echo "PIN needs taskset (util-linux)" >&2
-        exit 2
-    }
-    pin=(taskset -c "$PIN")
-fi
-if [[ -z "${AIRLOCK_BIN:-}" || -z "${FLOOR_BIN:-}" ]]; then
-    echo "== building airlock and examples/floor_server (release)" >&2
-    cargo build --release --quiet --bin airlock --example floor_server
-    target=$(cargo metadata --format-version 1 --no-deps |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-fi
-airlock=${AIRLOCK_BIN:-$target/release/airlock}
-floor=${FLOOR_BIN:-$target/release/examples/floor_server}
-
-tmp=$(mktemp -d)
-trap '[[ -n "${KEEP_TMP:-}" ]] || rm -rf "$tmp"' EXIT
-tmp=$(cd "$tmp" && pwd -P)
-ws=$tmp/ws
-mkdir -p "$ws"
-file=$ws/bench.txt
-python3 - "$file" <<'EOF'
-import sys
-lines = []
-for i in range(64):
-    tag = "BENCH-FIRST-LINE" if i == 0 else "BENCH-LAST-LINE" if i == 63 else f"line {i:02d}"
-    lines.append((tag + " " + "abcdefghijklmnopqrstuvwxyz0123456789" * 2)[:63] + "\n")
-open(sys.argv[1], "wb").write("".join(lines).encode())
-EOF
+# shellcheck source=bench/common.sh
+. "$root/bench/common.sh"
+bench_pin "$PIN"
+bench_bins floor
+bench_workspace
 
 # cpu NAME CALLS -- COMMAND...: the server's task-clock (ms) over CALLS calls,
 # appended to $tmp/NAME.CALLS.

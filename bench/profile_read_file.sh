@@ -30,28 +30,10 @@ command -v perf >/dev/null || {
     echo "perf not found (apt-get install linux-perf)" >&2
     exit 2
 }
-if [[ -z "${AIRLOCK_BIN:-}" ]]; then
-    echo "== building airlock (release)" >&2
-    cargo build --release --quiet --bin airlock
-    target=$(cargo metadata --format-version 1 --no-deps |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-fi
-airlock=${AIRLOCK_BIN:-$target/release/airlock}
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tmp=$(cd "$tmp" && pwd -P)
-ws=$tmp/ws
-mkdir -p "$ws"
-file=$ws/bench.txt
-python3 - "$file" <<'EOF'
-import sys
-lines = []
-for i in range(64):
-    tag = "BENCH-FIRST-LINE" if i == 0 else "BENCH-LAST-LINE" if i == 63 else f"line {i:02d}"
-    lines.append((tag + " " + "abcdefghijklmnopqrstuvwxyz0123456789" * 2)[:63] + "\n")
-open(sys.argv[1], "wb").write("".join(lines).encode())
-EOF
+# shellcheck source=bench/common.sh
+. "$root/bench/common.sh"
+bench_bins
+bench_workspace
 
 client() { # DATA-DIR -- COMMAND...
     local data=$1

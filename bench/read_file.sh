@@ -38,26 +38,13 @@ calls=${CALLS:-1000}
 rounds=${ROUNDS:-5}
 warmup=${WARMUP:-50}
 per_round=$(((calls + rounds - 1) / rounds))
-pin=()
-if [[ -n "${PIN:-}" ]]; then
-    command -v taskset >/dev/null || {
-        echo "PIN needs taskset (util-linux)" >&2
-        exit 2
-    }
-    pin=(taskset -c "$PIN")
-fi
+# shellcheck source=bench/common.sh
+. "$root/bench/common.sh"
+bench_pin "${PIN:-}"
 
 # 1. airlock and the floor server, release builds (in cargo's target
 #    directory, wherever CARGO_TARGET_DIR puts it).
-target=
-if [[ -z "${AIRLOCK_BIN:-}" || -z "${FLOOR_BIN:-}" ]]; then
-    echo "== building airlock and examples/floor_server (release)" >&2
-    cargo build --release --quiet --bin airlock --example floor_server
-    target=$(cargo metadata --format-version 1 --no-deps |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-fi
-airlock=${AIRLOCK_BIN:-$target/release/airlock}
-floor=${FLOOR_BIN:-$target/release/examples/floor_server}
+bench_bins floor
 
 # 2. The reference server, pinned by bench/npm/package-lock.json, installed
 #    into bench/.deps (gitignored).
@@ -72,22 +59,7 @@ fi
 fs_version=$(node -p "require('$deps/node_modules/@modelcontextprotocol/server-filesystem/package.json').version")
 
 # 3. A throw-away workspace with one 4 KiB file (64 lines of 64 bytes).
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tmp=$(cd "$tmp" && pwd -P) # the real path: the servers resolve symlinks
-ws=$tmp/ws
-mkdir -p "$ws"
-file=$ws/bench.txt
-python3 - "$file" <<'EOF'
-import sys
-lines = []
-for i in range(64):
-    tag = "BENCH-FIRST-LINE" if i == 0 else "BENCH-LAST-LINE" if i == 63 else f"line {i:02d}"
-    lines.append((tag + " " + "abcdefghijklmnopqrstuvwxyz0123456789" * 2)[:63] + "\n")
-data = "".join(lines).encode()
-assert len(data) == 4096, len(data)
-open(sys.argv[1], "wb").write(data)
-EOF
+bench_workspace
 
 # 4. The rounds. run NAME TOOL ROUND -- COMMAND...: one server, one round.
 run() {
