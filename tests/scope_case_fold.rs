@@ -8,17 +8,13 @@
 //! them, so the exclusion is what stops them; `src/scope/exclude.rs` shows the old case-sensitive
 //! matching lets each of these names through.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
+mod scope_support;
 
-use airlock::call::AgentInfo;
+use std::path::Path;
+
 use airlock::policy::Mode;
-use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::HeadlessConfirmer;
-use airlock::tools::ToolOutput;
+use scope_support::{Env, text, write};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 /// Files whose names differ from an excluded one only in letter case (and
 /// `.env~`, an editor's backup), with the marker each holds.
@@ -34,18 +30,6 @@ const FOLDED: &[(&str, &str)] = &[
     ("certs/deploy.\u{212A}EY", "MARK-CF-KEY-08"),
 ];
 
-struct Env {
-    _dir: tempfile::TempDir,
-    ws: PathBuf,
-    session: Session,
-    agent: AgentInfo,
-}
-
-fn write(path: &Path, body: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, body).unwrap();
-}
-
 /// A session; `config` is the `[scope]` section's body ("" for defaults).
 fn env(config: &str) -> Env {
     let dir = tempfile::tempdir().unwrap();
@@ -54,53 +38,11 @@ fn env(config: &str) -> Env {
         write(&ws.join(p), &format!("{m}\n"));
     }
     write(&ws.join("ok.txt"), "MARK-CF-PUBLIC\n");
-    let file = dir.path().join("airlock.toml");
-    std::fs::write(&file, format!("[scope]\n{config}\n")).unwrap();
-    let session = session::start(
-        &SessionOptions {
-            workspace: ws.clone(),
-            data_dir: Some(dir.path().join("data")),
-            config_file: Some(file),
-            mode: airlock::call::SessionMode::Supervisor,
-            policy_mode: Some(Mode::TrustEdits),
-            user_config: false,
-        },
-        Arc::new(HeadlessConfirmer),
-    )
-    .unwrap();
-    let agent = session.supervisor.agent_connected(Some("cf-test"), None);
-    Env {
-        ws,
-        _dir: dir,
-        session,
-        agent,
-    }
-}
-
-impl Env {
-    async fn call(&self, tool: &str, args: Value) -> ToolOutput {
-        let fut = self.session.supervisor.call(
-            &self.agent,
-            tool,
-            args.as_object().cloned(),
-            CancellationToken::new(),
-            None,
-        );
-        tokio::time::timeout(Duration::from_secs(20), fut)
-            .await
-            .expect("no hang")
-            .expect("a result")
-    }
-}
-
-fn text(out: &ToolOutput) -> String {
-    format!(
-        "{} {}",
-        out.text,
-        out.structured
-            .as_ref()
-            .map(Value::to_string)
-            .unwrap_or_default()
+    Env::start(
+        dir,
+        &format!("[scope]\n{config}\n"),
+        Some(Mode::TrustEdits),
+        "cf-test",
     )
 }
 

@@ -6,33 +6,17 @@
 //! outside secret is readable through the tools, so the check is what
 //! stops it.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
+mod scope_support;
 
-use airlock::call::AgentInfo;
-use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::HeadlessConfirmer;
-use airlock::tools::ToolOutput;
+use std::path::Path;
+
+use scope_support::{Env, text, write};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 const ENV_MARK: &str = "MARK-HL-ENV-51c2";
 const OUT_MARK: &str = "MARK-HL-OUT-62d3";
 const DENY_MARK: &str = "MARK-HL-DENY-73e4";
 const STORE_MARK: &str = "MARK-HL-STORE-84f5";
-
-struct Env {
-    _dir: tempfile::TempDir,
-    ws: PathBuf,
-    session: Session,
-    agent: AgentInfo,
-}
-
-fn write(path: &Path, body: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, body).unwrap();
-}
 
 fn link(from: &Path, to: &Path) {
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
@@ -57,61 +41,11 @@ fn env(hard_links: &str) -> Env {
         &outside.join("store/index.js"),
         &ws.join("node_modules/pkg/index.js"),
     );
-    let config = dir.path().join("airlock.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[scope]\nhard_links = \"{hard_links}\"\n[sandbox]\ndeny_read = [\"{}\"]\n",
-            denied.display()
-        ),
-    )
-    .unwrap();
-    let session = session::start(
-        &SessionOptions {
-            workspace: ws.clone(),
-            data_dir: Some(dir.path().join("data")),
-            config_file: Some(config),
-            mode: airlock::call::SessionMode::Supervisor,
-            policy_mode: None,
-            user_config: false,
-        },
-        Arc::new(HeadlessConfirmer),
-    )
-    .unwrap();
-    let agent = session.supervisor.agent_connected(Some("hl-test"), None);
-    Env {
-        ws,
-        _dir: dir,
-        session,
-        agent,
-    }
-}
-
-impl Env {
-    async fn call(&self, tool: &str, args: Value) -> ToolOutput {
-        let fut = self.session.supervisor.call(
-            &self.agent,
-            tool,
-            args.as_object().cloned(),
-            CancellationToken::new(),
-            None,
-        );
-        tokio::time::timeout(Duration::from_secs(20), fut)
-            .await
-            .expect("no hang")
-            .expect("a result")
-    }
-}
-
-fn text(out: &ToolOutput) -> String {
-    format!(
-        "{} {}",
-        out.text,
-        out.structured
-            .as_ref()
-            .map(Value::to_string)
-            .unwrap_or_default()
-    )
+    let config = format!(
+        "[scope]\nhard_links = \"{hard_links}\"\n[sandbox]\ndeny_read = [\"{}\"]\n",
+        denied.display()
+    );
+    Env::start(dir, &config, None, "hl-test")
 }
 
 /// Every read tool that returns file content, on `p`.

@@ -9,33 +9,16 @@
 //! through the same calls (the hint quotes it, an append copies it into a
 //! file `cat` returns), so the check is what stops it.
 
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
+mod scope_support;
 
-use airlock::call::AgentInfo;
+use std::os::unix::fs::MetadataExt;
+
 use airlock::policy::Mode;
-use airlock::session::{self, Session, SessionOptions};
-use airlock::supervisor::HeadlessConfirmer;
-use airlock::tools::ToolOutput;
+use scope_support::{Env, text, write};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
 const ENV_MARK: &str = "MARK-HLW-ENV-a1b2";
 const OUT_MARK: &str = "MARK-HLW-OUT-c3d4";
-
-struct Env {
-    _dir: tempfile::TempDir,
-    ws: PathBuf,
-    session: Session,
-    agent: AgentInfo,
-}
-
-fn write(path: &Path, body: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, body).unwrap();
-}
 
 fn env(hard_links: &str) -> Env {
     let dir = tempfile::tempdir().unwrap();
@@ -53,57 +36,11 @@ fn env(hard_links: &str) -> Env {
         ws.join("node_modules/pkg/index.js"),
     )
     .unwrap();
-    let config = dir.path().join("airlock.toml");
-    std::fs::write(&config, format!("[scope]\nhard_links = \"{hard_links}\"\n")).unwrap();
-    let session = session::start(
-        &SessionOptions {
-            workspace: ws.clone(),
-            data_dir: Some(dir.path().join("data")),
-            config_file: Some(config),
-            mode: airlock::call::SessionMode::Supervisor,
-            policy_mode: Some(Mode::TrustEdits),
-            user_config: false,
-        },
-        Arc::new(HeadlessConfirmer),
-    )
-    .unwrap();
-    let agent = session.supervisor.agent_connected(Some("hlw-test"), None);
-    Env {
-        ws,
-        _dir: dir,
-        session,
-        agent,
-    }
-}
-
-impl Env {
-    async fn call(&self, tool: &str, args: Value) -> ToolOutput {
-        let fut = self.session.supervisor.call(
-            &self.agent,
-            tool,
-            args.as_object().cloned(),
-            CancellationToken::new(),
-            None,
-        );
-        tokio::time::timeout(Duration::from_secs(20), fut)
-            .await
-            .expect("no hang")
-            .expect("a result")
-    }
-
-    fn trail(&self) -> String {
-        std::fs::read_to_string(&self.session.audit_path).unwrap()
-    }
-}
-
-fn text(out: &ToolOutput) -> String {
-    format!(
-        "{} {}",
-        out.text,
-        out.structured
-            .as_ref()
-            .map(Value::to_string)
-            .unwrap_or_default()
+    Env::start(
+        dir,
+        &format!("[scope]\nhard_links = \"{hard_links}\"\n"),
+        Some(Mode::TrustEdits),
+        "hlw-test",
     )
 }
 
