@@ -1,8 +1,10 @@
 //! The rmcp `ServerHandler`: `tools/list` and `tools/call` on top of the
 //! supervisor, one handler (one agent session) per connection.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, Implementation, InitializeRequestParams, InitializeResult,
@@ -14,7 +16,7 @@ use rmcp::{ErrorData, Peer, ServerHandler};
 use tokio_util::task::TaskTracker;
 
 use crate::call::{AgentInfo, ToolKind};
-use crate::supervisor::{CallError, Supervisor, WaitHook};
+use crate::supervisor::{CallError, Supervisor, WaitHook, panic_text};
 use crate::tools::{ToolOutput, ToolSpec};
 
 /// What the server tells agents about itself.
@@ -275,21 +277,29 @@ impl ServerHandler for AirlockHandler {
         // Boxed: rmcp copies each request's whole future into its task, and
         // the pipeline's state is most of it.
         let call = Box::pin(async move { supervisor.call(&agent, &name, args, ct, on_wait).await });
+        // A panic in the pipeline still answers the request (rmcp would
+        // drop it and leave its id in flight); a tool's own panic is an
+        // error result, recorded, inside the pipeline.
+        let failed = |e: String| {
+            tracing::error!("call failed: {e}");
+            ErrorData::internal_error(format!("the call failed: {e}"), None)
+        };
         let result = match offload {
             Some(runtime) => {
                 let running = runtime.spawn(call);
                 match self.calls.track_future(running).await {
                     Ok(result) => result,
-                    Err(e) => {
-                        tracing::error!("call failed: {e}");
-                        return Err(ErrorData::internal_error(
-                            format!("the call failed: {e}"),
-                            None,
-                        ));
-                    }
+                    Err(e) => return Err(failed(e.to_string())),
                 }
             }
-            None => self.calls.track_future(call).await,
+            None => match self
+                .calls
+                .track_future(AssertUnwindSafe(call).catch_unwind())
+                .await
+            {
+                Ok(result) => result,
+                Err(p) => return Err(failed(format!("panic: {}", panic_text(p.as_ref())))),
+            },
         };
         match result {
             Ok(mut out) => {

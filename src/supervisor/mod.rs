@@ -7,6 +7,9 @@
 //! The types it speaks live in [`crate::call`].
 
 mod confirm;
+mod contain;
+#[cfg(test)]
+mod contain_tests;
 mod core;
 mod decide;
 #[cfg(test)]
@@ -37,6 +40,7 @@ mod words;
 pub use confirm::{
     ApproveAllConfirmer, ConfirmRequest, Confirmer, HEADLESS_MESSAGE, HeadlessConfirmer,
 };
+pub use contain::panic_text;
 pub use core::{Supervisor, SupervisorParts, WaitHook};
 pub use error::CallError;
 pub use external::{EXTERNAL_RESULT_TIMEOUT, ExternalCall, ExternalError, ExternalResult};

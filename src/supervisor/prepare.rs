@@ -116,12 +116,15 @@ impl Supervisor {
         args: Map<String, Value>,
     ) -> (Result<Box<dyn Invocation>, ToolError>, Map<String, Value>) {
         if tool.spec().kind == ToolKind::Read {
-            return (tool.prepare(&args, &self.scope), args);
+            return (
+                super::contain::prepare(tool.as_ref(), &args, &self.scope),
+                args,
+            );
         }
         let (tool, scope) = (tool.clone(), self.scope.clone());
         let name = tool.spec().name;
         let work = tokio::task::spawn_blocking(move || {
-            let r = tool.prepare(&args, &scope);
+            let r = super::contain::prepare(tool.as_ref(), &args, &scope);
             (r, args)
         });
         match work.await {

@@ -42,7 +42,7 @@ impl Supervisor {
             output: output_events(&self.events, info.id),
         };
         let started = Instant::now();
-        let run = invocation.run(ctx);
+        let run = super::contain::run(invocation, ctx);
         if info.kind != Some(ToolKind::Read) {
             // Write and exec tools own their timeouts and must not be
             // abandoned half-way; they watch the cancellation token.

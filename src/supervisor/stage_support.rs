@@ -67,6 +67,8 @@ pub(super) struct Setup {
     pub answer: Answer,
     pub rules: Vec<(Action, &'static str)>,
     pub approval_timeout: Option<Duration>,
+    /// Test tools added to the real ones.
+    pub tools: Vec<Arc<dyn crate::tools::Tool>>,
 }
 
 impl Default for Setup {
@@ -75,6 +77,7 @@ impl Default for Setup {
             answer: Answer::Approve,
             rules: Vec::new(),
             approval_timeout: None,
+            tools: Vec::new(),
         }
     }
 }
@@ -94,6 +97,9 @@ pub(super) fn stage_with(setup: Setup) -> Stage {
     let trail = dir.path().join("audit").join("t.jsonl");
     let mut tools = ToolRegistry::all();
     tools.insert(Arc::new(Bash::new(&BashConfig::default(), None)));
+    for t in setup.tools {
+        tools.insert(t);
+    }
     let rules = setup
         .rules
         .into_iter()
