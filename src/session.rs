@@ -113,10 +113,13 @@ pub fn start_with(
     let loaded = config::load_with(&workspace, opts.config_file.as_deref(), opts.user_config)?;
     let cfg = &loaded.config;
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let data_dir = crate::dirs::data_dir(opts.data_dir.as_deref());
+    // The tools never read or write what the shell cannot see: deny_read
+    // and airlock's own data (refused like excluded names).
     let scope = Scope::new(&workspace, &cfg.scope.extra_roots, &cfg.scope.excluded)?
         .with_hard_links(cfg.scope.hard_links)
-        .with_deny_read(&cfg.sandbox.deny_read, home.as_deref());
-    let data_dir = crate::dirs::data_dir(opts.data_dir.as_deref());
+        .with_deny_read(&cfg.sandbox.deny_read, home.as_deref())
+        .with_data_dir(&data_dir);
     // The shell never sees airlock's own data: every session's trail (with
     // output excerpts of other projects) and the logs.
     let mut sandbox_cfg = sandbox.apply(&cfg.sandbox);

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 mod engine;
 pub mod grants;
 pub mod guardrails;
+mod path_rules;
 pub mod paths;
 pub mod persist;
 pub mod rule;
@@ -17,6 +18,7 @@ pub mod shell;
 
 pub use engine::Policy;
 pub use grants::{Grant, GrantScope, Grants};
+pub use path_rules::PathRules;
 pub use rule::{Action, Rule, RuleError};
 
 /// How strict the defaults are. Deny rules and guardrails hold in every

@@ -174,6 +174,36 @@ impl Scope {
         })
     }
 
+    /// `lstat` of `real`, a canonical path already checked (a walk's
+    /// start, a symlink's resolved target), looked up through its checked
+    /// parent's descriptor, never by path again: a parent swapped for a
+    /// link since is not followed (the path is refused as what it now
+    /// leads to), so what is shown of it is never of an object outside.
+    pub fn lstat_real(&self, shown: &str, real: &Path) -> Result<Metadata, ScopeError> {
+        if let (Some(parent), Some(name)) = (real.parent(), real.file_name()) {
+            return self.lstat_in(shown, parent, name).map(|(_, meta, _)| meta);
+        }
+        // `/`, a root itself: nothing above it to swap.
+        self.check_real(shown, real)?;
+        std::fs::symlink_metadata(real).map_err(|e| io_error(shown, &e))
+    }
+
+    /// The error for `real` (canonical, checked) after looking at it by
+    /// path failed with `e`: what its checked parent's descriptor says
+    /// first (a refusal, or "not found" inside the scope), so a parent
+    /// swapped for a link meanwhile tells nothing of what is outside.
+    pub(super) fn failed_by_path(
+        &self,
+        shown: &str,
+        real: &Path,
+        e: &std::io::Error,
+    ) -> ScopeError {
+        match self.lstat_real(shown, real) {
+            Err(refused) => refused,
+            Ok(_) => io_error(shown, e),
+        }
+    }
+
     /// `name` in `parent` looked at without following it: the parent is
     /// opened and checked, and the name looked at through it, so a parent
     /// swapped for a link meanwhile is not followed. The location, its
@@ -184,12 +214,15 @@ impl Scope {
         parent: &Path,
         name: &OsStr,
     ) -> Result<(PathBuf, Metadata, Option<PathBuf>), ScopeError> {
-        let parent = std::fs::canonicalize(parent).map_err(|e| io_error(path, &e))?;
-        let dir = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
-            .open(&parent)
-            .map_err(|e| io_error(path, &e))?;
+        let parent = self.canonical(path, parent)?;
+        // `O_PATH`: a directory that may be searched but not listed (a
+        // root's parent such as a 0711 home) is looked into too.
+        let flags = rustix::fs::OFlags::PATH
+            | rustix::fs::OFlags::DIRECTORY
+            | rustix::fs::OFlags::NOFOLLOW
+            | rustix::fs::OFlags::CLOEXEC;
+        let dir = rustix::fs::open(&parent, flags, rustix::fs::Mode::empty())
+            .map_err(|e| io_error(path, &e.into()))?;
         let link = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
         let opened = std::fs::read_link(&link).unwrap_or(parent);
         let location = opened.join(name);
@@ -206,11 +239,14 @@ impl Scope {
     }
 
     /// The exclusion pattern matching `real` (a path inside a root, such as
-    /// a walk entry), if any. Paths outside every root match nothing here;
-    /// [`Scope::check_real`] refuses those.
+    /// a walk entry), or the denied path holding it (a `deny_read` path,
+    /// the data directory: `denied`), if any. Paths outside every root
+    /// match nothing here; [`Scope::check_real`] refuses those.
     pub fn excluded_by(&self, real: &Path) -> Option<&str> {
         let (_, rel) = self.within_root(real)?;
-        self.exclusions().matches(rel)
+        self.exclusions()
+            .matches(rel)
+            .or_else(|| self.denied_by(real))
     }
 }
 

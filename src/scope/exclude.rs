@@ -3,7 +3,8 @@
 //!
 //! Matching ignores letter case, on every filesystem: the patterns and the
 //! names are folded first ([`fold`]: ASCII lowercased, every other letter
-//! to one representative of its case), so what Unicode simple case folding
+//! to one representative of its case, default-ignorable code points and a
+//! name's trailing dots dropped), so what Unicode full case folding
 //! equates is equated, and globset keeps its literal and extension
 //! strategies (its own `case_insensitive` is ASCII-only and turns every
 //! pattern into a regex). On a filesystem that folds case
@@ -96,31 +97,72 @@ impl Exclusions {
     }
 }
 
-/// `s` with every non-ASCII letter replaced by one representative of its
-/// case: the lowercase of its uppercase where each is one character
-/// (`K` KELVIN SIGN and `k`, `ſ` and `s`, `ς` and `σ`), else its lowercase
-/// where that is one character, else itself. Letters Unicode simple case
-/// folding equates get the same representative; a few it keeps apart get
-/// one too (dotless `ı` and `i`), which only excludes more. ASCII letters
-/// are lowercased.
+/// `s` as a case-folding filesystem compares it, near enough to refuse
+/// whatever it would open under an excluded name:
+///
+/// * letters folded to one representative of their case: the lowercase of
+///   the uppercase of the lowercase, every step of any length, so what
+///   Unicode's full case folding equates is equated (`K` KELVIN SIGN and
+///   `k`, `ſ` and `s`, `ß` and `ss`, `ﬁ` and `fi`); a few it keeps apart
+///   get one too (dotless `ı` and `i`), which only excludes more;
+/// * default-ignorable code points dropped (soft hyphen, zero-width
+///   characters, bidi controls, variation selectors, tags): ext4's, f2fs's
+///   and tmpfs's case folding ignored them, so `.e\u{AD}nv` opened `.env`;
+/// * a name's trailing dots dropped (not those of a name of dots only):
+///   vfat opens `server.pem.` as `server.pem`.
+///
+/// ASCII letters are lowercased. Canonical equivalence (NFD) is not
+/// applied: it equates only non-ASCII letters, precomposed or not.
 fn fold(s: &str) -> String {
-    fn one(mut it: impl Iterator<Item = char>) -> Option<char> {
-        match (it.next(), it.next()) {
-            (Some(c), None) => Some(c),
-            _ => None,
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii() {
+            if c == '/' {
+                strip_trailing_dots(&mut out);
+            }
+            out.push(c.to_ascii_lowercase());
+        } else if !is_default_ignorable(c) {
+            for u in c.to_lowercase().flat_map(char::to_uppercase) {
+                out.extend(u.to_lowercase());
+            }
         }
     }
-    s.chars()
-        .map(|c| {
-            if c.is_ascii() {
-                return c.to_ascii_lowercase();
-            }
-            one(c.to_uppercase())
-                .and_then(|u| one(u.to_lowercase()))
-                .or_else(|| one(c.to_lowercase()))
-                .unwrap_or(c)
-        })
-        .collect()
+    strip_trailing_dots(&mut out);
+    out
+}
+
+/// Drop the trailing dots of the last name in `out` (after its last `/`),
+/// unless the name is only dots.
+fn strip_trailing_dots(out: &mut String) {
+    let name_start = out.rfind('/').map_or(0, |i| i + 1);
+    let kept = out[name_start..].trim_end_matches('.').len();
+    if kept > 0 {
+        out.truncate(name_start + kept);
+    }
+}
+
+/// Unicode's `Default_Ignorable_Code_Point` (its `DerivedCoreProperties.txt`).
+fn is_default_ignorable(c: char) -> bool {
+    matches!(
+        c,
+        '\u{AD}'
+            | '\u{34F}'
+            | '\u{61C}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFF8}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
 }
 
 /// A pattern as [`Exclusions`] compiles it (for a matcher of its own that
@@ -149,19 +191,23 @@ pub fn fold_path(p: &Path) -> std::borrow::Cow<'_, Path> {
 /// `.airlock.toml`, as a case-folding filesystem would open it).
 pub fn same_name(name: &std::ffi::OsStr, wanted: &str) -> bool {
     let bytes = name.as_bytes();
-    if bytes.is_ascii() && wanted.is_ascii() {
+    if bytes.is_ascii() && wanted.is_ascii() && bytes.last() != Some(&b'.') {
         // The common case, without folding (walks call this per entry).
         return bytes.eq_ignore_ascii_case(wanted.as_bytes());
     }
     fold_path(Path::new(name)) == fold_path(Path::new(wanted))
 }
 
-/// True when `p` needs no folding: ASCII without uppercase letters.
+/// True when `p` needs no folding: ASCII without uppercase letters, and
+/// no name ending in a dot (but `.` and `..`).
 fn is_folded(p: &Path) -> bool {
-    p.as_os_str()
-        .as_bytes()
+    let bytes = p.as_os_str().as_bytes();
+    bytes
         .iter()
         .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+        && bytes
+            .split(|b| *b == b'/')
+            .all(|name| name.last() != Some(&b'.') || name.iter().all(|b| *b == b'.'))
 }
 
 #[cfg(test)]
@@ -204,6 +250,22 @@ mod tests {
         // SMALL LETTER LONG S to `s`.
         "deploy.\u{212A}ey",
         ".\u{17F}sh/id_rsa",
+        // Full case folding: `ß` is `ss`, capital `ẞ` too.
+        ".\u{DF}h/id_rsa",
+        "a/.\u{1E9E}H/config",
+        // Default-ignorable code points, which ext4/f2fs/tmpfs case
+        // folding dropped: soft hyphen, zero-width space and joiner, BOM,
+        // a variation selector, a tag character.
+        ".e\u{AD}nv",
+        ".\u{200B}env",
+        "\u{FEFF}.env",
+        ".s\u{200D}sh/id_rsa",
+        "server.p\u{FE0F}em",
+        ".aws\u{E0041}/credentials",
+        // vfat drops a name's trailing dots.
+        "server.pem.",
+        ".ssh./id_rsa",
+        "deploy.KEY..",
     ];
 
     #[test]
@@ -216,6 +278,9 @@ mod tests {
         assert!(same_name(OsStr::new(".Git"), ".git"));
         assert!(same_name(OsStr::new("head"), "HEAD"));
         assert!(!same_name(OsStr::new(".gitx"), ".git"));
+        assert!(same_name(OsStr::new(".git."), ".git"));
+        assert!(same_name(OsStr::new(".g\u{200B}it"), ".git"));
+        assert!(!same_name(OsStr::new(".."), "."));
     }
 
     #[test]

@@ -23,7 +23,7 @@
 use std::collections::HashSet;
 use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -218,22 +218,6 @@ impl Scope {
                 out.set.insert((m.dev(), m.ino()));
             }
         }
-    }
-
-    /// Paths whose files are never read under another name (the sandbox's
-    /// `deny_read`, `~/` expanded against `home`).
-    #[must_use]
-    pub fn with_deny_read(mut self, paths: &[String], home: Option<&Path>) -> Self {
-        self.deny_read = paths
-            .iter()
-            .filter_map(|p| match (p.strip_prefix("~/"), home) {
-                (Some(rest), Some(h)) => Some(h.join(rest)),
-                (Some(_), None) => None,
-                (None, _) => Some(PathBuf::from(p)),
-            })
-            .filter(|p| p.is_absolute())
-            .collect();
-        self
     }
 
     /// How multiply-linked files are read.

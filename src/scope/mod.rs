@@ -8,7 +8,9 @@
 //! where the checked name is the opened file's name), so the I/O happens on
 //! exactly what was checked (no check-then-open race).
 
+mod canonical;
 mod config;
+mod denied;
 mod dir;
 mod exact;
 mod exclude;
@@ -104,7 +106,11 @@ pub struct Scope {
     workspace: PathBuf,
     roots: Vec<PathBuf>,
     exclusions: Exclusions,
+    /// Where files are never read under another name (the hard-link
+    /// check's walk): `deny_read` paths and the data directory.
     deny_read: Vec<PathBuf>,
+    /// Paths refused like excluded names (`denied`).
+    denied: Vec<denied::Denied>,
     hard_links: HardLinks,
     secret_inodes: Arc<links::SecretInodes>,
     /// Devices of roots whose filesystem cannot fold case: there a checked
@@ -153,6 +159,7 @@ impl Scope {
             roots,
             exclusions,
             deny_read: Vec::new(),
+            denied: Vec::new(),
             hard_links: HardLinks::default(),
             secret_inodes: Arc::default(),
             exact_devices,
@@ -243,7 +250,8 @@ impl Scope {
         })
     }
 
-    /// Check a canonical path: inside a root and not excluded.
+    /// Check a canonical path: inside a root, not excluded and not
+    /// denied (a `deny_read` path, the data directory).
     pub fn check_real(&self, shown: &str, real: &Path) -> Result<(), ScopeError> {
         if self.root_of(real).is_none() {
             return Err(ScopeError::OutsideRoots {
@@ -256,8 +264,8 @@ impl Scope {
     }
 
     /// Refuse `p` (absolute, under a root) when it or an ancestor matches an
-    /// exclusion pattern; paths outside every root pass (the root check
-    /// reports them).
+    /// exclusion pattern or is denied; paths outside every root pass (the
+    /// root check reports them).
     pub fn check_excluded(&self, shown: &str, p: &Path) -> Result<(), ScopeError> {
         match self.excluded_by(p) {
             Some(pattern) => Err(ScopeError::Excluded {
@@ -271,11 +279,13 @@ impl Scope {
     /// Resolve an agent-supplied path to its canonical form and check it.
     /// The target must exist. The lexical path is checked against the
     /// exclusions too, so a name like `.env` is refused even when it is a
-    /// symlink to an innocent file.
+    /// symlink to an innocent file. A path that does not resolve is refused
+    /// as outside or excluded when the point it resolves to is, so what
+    /// exists outside the scope is never told ([`Scope::canonical`]).
     pub fn resolve(&self, path: &str) -> Result<PathBuf, ScopeError> {
         let lexical = self.absolute(path)?;
         self.check_excluded(path, &lexical)?;
-        let real = std::fs::canonicalize(&lexical).map_err(|e| io_error(path, &e))?;
+        let real = self.canonical(path, &lexical)?;
         self.check_real(path, &real)?;
         Ok(real)
     }

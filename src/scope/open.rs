@@ -71,7 +71,7 @@ impl Scope {
         if let Some(opened) = self.open_unlinked(path, &lexical) {
             return opened;
         }
-        let real = std::fs::canonicalize(&lexical).map_err(|e| io_error(path, &e))?;
+        let real = self.canonical(path, &lexical)?;
         self.check_real(path, &real)?;
         self.open_checked(path, &real, false)
     }
@@ -167,7 +167,7 @@ impl Scope {
     /// Resolve and check a path that must be a directory.
     pub fn resolve_dir(&self, path: &str) -> Result<PathBuf, ScopeError> {
         let real = self.resolve(path)?;
-        let meta = std::fs::metadata(&real).map_err(|e| io_error(path, &e))?;
+        let meta = self.lstat_real(path, &real)?;
         if !meta.is_dir() {
             return Err(ScopeError::NotADirectory {
                 path: path.to_string(),
@@ -186,18 +186,23 @@ impl Scope {
         // Refuse special files before opening them: opening a FIFO blocks and
         // opening some devices has side effects.
         // A walked path is looked at without following a final symlink.
+        // What it is, or why it cannot be opened, is told only as seen
+        // through its checked parent: by path, a parent swapped for a link
+        // meanwhile shows an object outside the scope.
         let pre = if nofollow {
             std::fs::symlink_metadata(real)
         } else {
             std::fs::metadata(real)
         }
-        .map_err(|e| io_error(shown, &e))?;
-        let kind = FileKind::of(&pre);
-        if kind != FileKind::File {
-            return Err(ScopeError::NotRegularFile {
-                path: shown.to_string(),
-                kind: kind.as_str().into(),
-            });
+        .map_err(|e| self.failed_by_path(shown, real, &e))?;
+        if FileKind::of(&pre) != FileKind::File {
+            let kind = FileKind::of(&self.lstat_real(shown, real)?);
+            if kind != FileKind::File {
+                return Err(ScopeError::NotRegularFile {
+                    path: shown.to_string(),
+                    kind: kind.as_str().into(),
+                });
+            }
         }
         let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
         if nofollow {
@@ -207,7 +212,7 @@ impl Scope {
             .read(true)
             .custom_flags(flags)
             .open(real)
-            .map_err(|e| io_error(shown, &e))?;
+            .map_err(|e| self.failed_by_path(shown, real, &e))?;
         self.verify_opened(shown, real, file)
     }
 }

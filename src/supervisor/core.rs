@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -13,7 +13,7 @@ use super::confirm::Confirmer;
 use super::open_calls::OpenCalls;
 use crate::audit::{AuditEvent, AuditLog, excerpt};
 use crate::call::{AgentInfo, CallId, CancelCause, Event, EventBus};
-use crate::policy::Policy;
+use crate::policy::{PathRules, Policy};
 use crate::scope::Scope;
 use crate::tools::{Limits, ToolRegistry};
 
@@ -46,6 +46,10 @@ pub struct Supervisor {
     pub(super) scope: Arc<Scope>,
     pub(super) tools: ToolRegistry,
     pub(super) policy: Policy,
+    /// The policy's deny and ask rules about paths, compiled (for read
+    /// tools' walks and `read_file` rules: see `decide.rs`); built again
+    /// whenever a rule is saved.
+    path_rules: RwLock<Arc<PathRules>>,
     pub(super) confirmer: Arc<dyn Confirmer>,
     pub(super) audit: Arc<AuditLog>,
     pub(super) limits: Limits,
@@ -64,10 +68,12 @@ pub struct Supervisor {
 impl Supervisor {
     /// Assemble a supervisor. The caller writes the session-start record.
     pub fn new(parts: SupervisorParts) -> Arc<Self> {
+        let path_rules = PathRules::new(&parts.policy.rules(), parts.scope.workspace());
         Arc::new(Self {
             scope: Arc::new(parts.scope),
             tools: parts.tools,
             policy: parts.policy,
+            path_rules: RwLock::new(Arc::new(path_rules)),
             confirmer: parts.confirmer,
             audit: parts.audit,
             limits: parts.limits,
@@ -106,6 +112,14 @@ impl Supervisor {
         &self.policy
     }
 
+    /// The policy's deny and ask rules about paths, as they are now.
+    pub(super) fn path_rules(&self) -> Arc<PathRules> {
+        self.path_rules
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// "Approve for this session": add a grant for calls of `tools` (the
     /// call's grant shape's `rule_tools`), audited.
     pub fn grant(&self, scope: crate::policy::GrantScope, tools: &[&str]) -> crate::policy::Grant {
@@ -135,6 +149,11 @@ impl Supervisor {
         rule: &str,
     ) -> Result<crate::policy::Rule, crate::policy::persist::PersistError> {
         let saved = self.policy.always(action, rule)?;
+        let rebuilt = PathRules::new(&self.policy.rules(), self.scope.workspace());
+        *self
+            .path_rules
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(rebuilt);
         self.record(&AuditEvent::RuleSaved {
             action,
             rule: saved.text(),

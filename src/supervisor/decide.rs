@@ -12,6 +12,8 @@ use crate::call::{
     ApprovedBy, CallInfo, Decision, PolicyVerdict, RefusedBy, Subject, ToolKind, Verdict,
     VerdictSource,
 };
+use crate::policy::Action;
+use crate::tools::readonly::READ_FILE;
 
 /// How often the wait hook fires.
 const WAIT_TICK: Duration = Duration::from_secs(5);
@@ -34,9 +36,31 @@ impl Supervisor {
     }
 
     /// The policy's verdict about `info`, whose policy subject is `subject`.
+    /// A `read_file(PATH)` deny or ask rule is about reading PATH: it
+    /// judges every read tool's call about PATH (`cat`, `grep`, `ls` …)
+    /// as it judges `read_file`'s, deny before ask, ask before allow.
     pub(super) fn verdict(&self, info: &CallInfo, subject: &Subject) -> PolicyVerdict {
         let kind = info.kind.unwrap_or(ToolKind::Other);
-        self.policy.evaluate(&info.tool, kind, subject)
+        let own = self.policy.evaluate(&info.tool, kind, subject);
+        if kind != ToolKind::Read || info.tool == READ_FILE || own.verdict == Verdict::Deny {
+            return own;
+        }
+        let Subject::Paths { paths } = subject else {
+            return own;
+        };
+        let rules = self.path_rules();
+        match rules.judge(&[READ_FILE], paths) {
+            Some(r) if r.action == Action::Deny || own.verdict == Verdict::Allow => PolicyVerdict {
+                verdict: if r.action == Action::Deny {
+                    Verdict::Deny
+                } else {
+                    Verdict::Ask
+                },
+                rule: r.text(),
+                source: VerdictSource::File(r.source.clone().into()),
+            },
+            _ => own,
+        }
     }
 
     /// The human edited the call (its command) at the prompt and approved

@@ -7,7 +7,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::core::Supervisor;
 use crate::call::{CallId, CallInfo, Event, EventBus, Outcome, ToolKind};
-use crate::tools::{Invocation, OutputSink, RunContext, ToolOutput};
+use crate::policy::Action;
+use crate::tools::readonly::READ_FILE;
+use crate::tools::{EntryRule, EntryRules, Invocation, OutputSink, RunContext, ToolOutput};
 
 /// A sink that broadcasts a running call's output as
 /// [`Event::CallOutput`].
@@ -22,6 +24,27 @@ fn output_events(events: &EventBus, id: CallId) -> OutputSink {
 }
 
 impl Supervisor {
+    /// The path rules a read tool's walk honours entry by entry: the deny
+    /// and ask rules about the call's tool or about `read_file` (see
+    /// [`Supervisor::verdict`]); none for other kinds or without such rules.
+    fn entry_rules(&self, info: &CallInfo) -> EntryRules {
+        if info.kind != Some(ToolKind::Read) {
+            return EntryRules::none();
+        }
+        let rules = self.path_rules();
+        if !rules.any_for(&[&info.tool, READ_FILE]) {
+            return EntryRules::none();
+        }
+        let tool = info.tool.clone();
+        EntryRules::new(move |path| {
+            let r = rules.judge(&[&tool, READ_FILE], &[path])?;
+            Some(match r.action {
+                Action::Deny => EntryRule::Deny(r.text()),
+                _ => EntryRule::Ask(r.text()),
+            })
+        })
+    }
+
     /// Run an approved call; its output, how it ended and when it started.
     pub(super) async fn run(
         &self,
@@ -40,6 +63,7 @@ impl Supervisor {
             cancel: run_cancel.clone(),
             deadline: Instant::now() + timeout,
             output: output_events(&self.events, info.id),
+            entry_rules: self.entry_rules(info),
         };
         let started = Instant::now();
         let run = super::contain::run(invocation, ctx);

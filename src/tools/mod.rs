@@ -14,7 +14,9 @@ use crate::call::{AgentInfo, CallId, CallView, EditField, GrantShape, Subject, T
 use crate::scope::{Scope, ScopeError};
 
 pub mod bash;
+mod entry_rules;
 pub mod output;
+pub use entry_rules::{EntryRule, EntryRules};
 pub use output::{OutputBuf, ToolOutput};
 
 /// `[tools]`: which tools are enabled.
@@ -86,6 +88,9 @@ pub struct RunContext {
     /// Where a running call streams its raw output (bash); the supervisor
     /// turns the chunks into events.
     pub output: OutputSink,
+    /// The deny and ask path rules a walk honours entry by entry (set by
+    /// the supervisor for read tools).
+    pub entry_rules: EntryRules,
 }
 
 /// Where a running call sends chunks of raw output as they are produced.

@@ -38,6 +38,18 @@ impl Env {
         policy_mode: Option<Mode>,
         agent: &str,
     ) -> Self {
+        let data = dir.path().join("data");
+        Self::start_with_data(dir, config, policy_mode, agent, &data)
+    }
+
+    /// [`Env::start`] with `data` as airlock's data directory.
+    pub fn start_with_data(
+        dir: tempfile::TempDir,
+        config: &str,
+        policy_mode: Option<Mode>,
+        agent: &str,
+        data: &Path,
+    ) -> Self {
         let ws = dir.path().join("ws");
         std::fs::create_dir_all(&ws).unwrap();
         let file = dir.path().join("airlock.toml");
@@ -45,7 +57,7 @@ impl Env {
         let session = session::start(
             &SessionOptions {
                 workspace: ws.clone(),
-                data_dir: Some(dir.path().join("data")),
+                data_dir: Some(data.to_path_buf()),
                 config_file: Some(file),
                 mode: airlock::call::SessionMode::Supervisor,
                 policy_mode,

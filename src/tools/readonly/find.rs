@@ -218,7 +218,7 @@ fn find(call: &FindCall, ctx: &RunContext) -> ToolOutput {
     };
     if start.kind != FileKind::Directory || call.max_depth == 0 {
         // Only the start itself is tested.
-        if let Ok(e) = start.entry() {
+        if let Ok(e) = start.entry(&scope) {
             let base = start.real.parent().unwrap_or(&start.real);
             if wanted(call.file_type, e.kind) && call.glob.is_match(base, &e.path) {
                 report(&e, &mut buf);

@@ -124,9 +124,9 @@ fn ls(call: &LsCall, ctx: &RunContext) -> ToolOutput {
     let start = &call.start;
     if start.kind != FileKind::Directory {
         // A single file: its own line, like `ls FILE`.
-        return match start.entry() {
+        return match start.entry(&scope) {
             Ok(entry) => ToolOutput::ok(entry.describe(&text::escape(&start.shown), &scope) + "\n"),
-            Err(e) => ToolOutput::error(format!("{}: {e}", start.shown)),
+            Err(e) => ToolOutput::error(e.to_string()),
         };
     }
     let mut buf = text::out_buf(ctx);

@@ -20,6 +20,8 @@ mod stat;
 mod tail;
 mod text;
 mod walk;
+#[cfg(test)]
+mod walk_tests;
 mod wc;
 
 #[cfg(test)]

@@ -180,7 +180,10 @@ fn stat(path: &str, ctx: &RunContext) -> ToolOutput {
         "modified": when,
     });
     if l.link_target.is_some() {
-        let target_kind = std::fs::metadata(&l.resolved)
+        // Through the target's checked parent, not by path.
+        let target_kind = ctx
+            .scope
+            .lstat_real(path, &l.resolved)
             .map(|m| FileKind::of(&m))
             .ok();
         // Shown only when it stays in scope (the resolved target is

@@ -20,8 +20,8 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::text;
 use crate::call::Subject;
-use crate::scope::{CheckedDir, FileKind, LinkTarget, Scope, ScopeError, io_error};
-use crate::tools::RunContext;
+use crate::scope::{CheckedDir, FileKind, LinkTarget, Scope, ScopeError};
+use crate::tools::{EntryRule, RunContext};
 
 /// Largest ignore file read.
 const MAX_IGNORE_FILE: u64 = 256 * 1024;
@@ -47,10 +47,11 @@ pub(crate) struct Start {
 }
 
 impl Start {
-    /// Resolve and check `path`.
+    /// Resolve and check `path`; what it is is looked up through its
+    /// checked parent ([`Scope::lstat_real`]), not by path.
     pub fn resolve(scope: &Scope, path: &str) -> Result<Self, ScopeError> {
         let real = scope.resolve(path)?;
-        let meta = std::fs::metadata(&real).map_err(|e| io_error(path, &e))?;
+        let meta = scope.lstat_real(path, &real)?;
         Ok(Self {
             shown: path.to_string(),
             kind: FileKind::of(&meta),
@@ -66,9 +67,12 @@ impl Start {
     }
 
     /// The start itself as an entry at depth 0 (`lstat`: a symlink is a
-    /// symlink), for tools that report a start that is not walked.
-    pub fn entry(&self) -> std::io::Result<Entry> {
-        let meta = std::fs::symlink_metadata(&self.real)?;
+    /// symlink), for tools that report a start that is not walked: looked
+    /// at now (the call may have waited) through its checked parent's
+    /// descriptor, never by path, so a parent swapped for a link since
+    /// shows nothing from outside the scope.
+    pub fn entry(&self, scope: &Scope) -> Result<Entry, ScopeError> {
+        let meta = scope.lstat_real(&self.shown, &self.real)?;
         Ok(Entry {
             path: self.real.clone(),
             depth: 0,
@@ -149,8 +153,17 @@ impl WalkOptions {
 pub(crate) struct WalkStats {
     /// Entries looked at (counted against `limits.max_entries`).
     pub visited: usize,
-    /// Entries hidden because they match an exclusion pattern.
+    /// Entries hidden because they match an exclusion pattern (or are
+    /// denied by the scope: `deny_read`, the data directory).
     pub excluded: usize,
+    /// Entries hidden by a deny rule about paths, and the first such rule.
+    pub denied: usize,
+    /// The first deny rule that hid an entry.
+    pub deny_rule: Option<String>,
+    /// Entries not shown because an ask rule about paths covers them.
+    pub asked: usize,
+    /// The first ask rule that kept an entry back.
+    pub ask_rule: Option<String>,
     /// Dot entries not shown.
     pub hidden: usize,
     /// Entries skipped by ignore files (and `.git`).
@@ -168,6 +181,16 @@ impl WalkStats {
     /// deadline, cancellation).
     pub fn cut_short(&self) -> bool {
         self.entry_limit || self.stopped
+    }
+
+    /// Count an entry `rule` kept back.
+    fn kept_back(&mut self, rule: EntryRule) {
+        let (count, first, text) = match rule {
+            EntryRule::Deny(t) => (&mut self.denied, &mut self.deny_rule, t),
+            EntryRule::Ask(t) => (&mut self.asked, &mut self.ask_rule, t),
+        };
+        *count += 1;
+        first.get_or_insert(text);
     }
 }
 
@@ -265,6 +288,13 @@ impl<'a> Walker<'a> {
             let kind = FileKind::of(&meta);
             if self.scope.excluded_by(&path).is_some() {
                 self.stats.excluded += 1;
+                continue;
+            }
+            // As if the tool were called on the entry: what a deny rule
+            // refuses is hidden, what an ask rule covers is not served
+            // without asking (nor walked into).
+            if let Some(rule) = self.ctx.entry_rules.judge(&path) {
+                self.stats.kept_back(rule);
                 continue;
             }
             let is_dir = kind == FileKind::Directory;
@@ -394,6 +424,17 @@ pub(crate) fn skipped_notes(stats: &WalkStats, ctx: &RunContext) -> Vec<String> 
         notes.push(format!(
             "{} excluded entries hidden (airlock never shows them)",
             stats.excluded
+        ));
+    }
+    if let (n @ 1.., Some(rule)) = (stats.denied, &stats.deny_rule) {
+        notes.push(format!(
+            "{n} entries hidden by deny rules (such as {rule}); airlock never shows them"
+        ));
+    }
+    if let (n @ 1.., Some(rule)) = (stats.asked, &stats.ask_rule) {
+        notes.push(format!(
+            "{n} entries not shown or searched: ask rules (such as {rule}) cover them; \
+             name one by its path to be asked"
         ));
     }
     if stats.unreadable > 0 {
