@@ -325,10 +325,21 @@ where
     })
 }
 
-/// The tools enabled in this supervisor, by name.
-#[derive(Clone, Default)]
+/// The tools enabled in this supervisor, by name, and what the write
+/// tools protect (which the checks of an agent's own writes use too).
+#[derive(Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    write_protection: Arc<write::Protection>,
+}
+
+impl Default for ToolRegistry {
+    fn default() -> Self {
+        Self {
+            tools: BTreeMap::new(),
+            write_protection: write::Protection::builtin(),
+        }
+    }
 }
 
 /// An unknown name in `tools.enabled`.
@@ -380,6 +391,27 @@ impl ToolRegistry {
         all.restrict(tools.enabled.as_deref())
     }
 
+    /// The registry with its write tools (those enabled) refusing what
+    /// `protection` protects: the session's, built from the sandbox's
+    /// `protect` list. Agents' own writes are checked with it too
+    /// ([`ToolRegistry::write_protection`]).
+    #[must_use]
+    pub fn with_write_protection(mut self, protection: Arc<write::Protection>) -> Self {
+        for tool in write::protected(&protection) {
+            if self.tools.contains_key(tool.spec().name) {
+                self.insert(tool);
+            }
+        }
+        self.write_protection = protection;
+        self
+    }
+
+    /// What the write tools protect (the built-in protection unless
+    /// [`ToolRegistry::with_write_protection`] set the session's).
+    pub fn write_protection(&self) -> &write::Protection {
+        &self.write_protection
+    }
+
     /// The built-in tools restricted to `enabled` (None: all of them). An
     /// unknown name is an error; an empty list disables every tool.
     pub fn with_enabled(enabled: Option<&[String]>) -> Result<Self, UnknownToolError> {
@@ -391,7 +423,10 @@ impl ToolRegistry {
         let Some(enabled) = enabled else {
             return Ok(all);
         };
-        let mut reg = Self::default();
+        let mut reg = Self {
+            tools: BTreeMap::new(),
+            write_protection: all.write_protection.clone(),
+        };
         for name in enabled {
             match all.tools.get_key_value(name.as_str()) {
                 Some((k, t)) => {
