@@ -364,11 +364,14 @@ impl ToolRegistry {
 
     /// Every built-in tool, bash unconfigured and unsandboxed, made once:
     /// for asking the tools about calls (what a recorded call ran, the
-    /// checks an agent's own tool reuses), never for running bash.
+    /// checks an agent's own tool reuses), never for running bash. Its
+    /// write tools check no `protect` list: the supervisor checks an
+    /// agent's own writes with the session's
+    /// ([`ToolRegistry::write_protection`]) before anything is decided.
     pub fn builtin() -> &'static Self {
         static TOOLS: std::sync::OnceLock<ToolRegistry> = std::sync::OnceLock::new();
         TOOLS.get_or_init(|| {
-            let mut all = Self::all();
+            let mut all = Self::all().with_write_protection(Arc::new(write::Protection::default()));
             all.insert(Arc::new(bash::Bash::new(
                 &bash::BashConfig::default(),
                 None,

@@ -50,16 +50,13 @@ fn errno(path: &str) -> impl Fn(rustix::io::Errno) -> WriteError + '_ {
 
 /// The part of `target`'s directory that exists, opened from its root
 /// ([`Chain`]) and checked as it was opened: by the kernel's name for it,
-/// in a root, not excluded, not protected, not (about to be) a git
-/// repository. Its [`Identity`] is what [`open_for_write`] must find
-/// again.
-pub fn open_existing(
-    scope: &Scope,
-    protection: &Protection,
-    target: &Target,
-) -> Result<Chain, WriteError> {
+/// in a root, not excluded, not a protected name, not (about to be) a git
+/// repository. (The [`Protection`] of that path was checked when
+/// `target` was resolved, a moment before.) Its [`Identity`] is what
+/// [`open_for_write`] must find again.
+pub fn open_existing(scope: &Scope, target: &Target) -> Result<Chain, WriteError> {
     let chain = Chain::open(scope, &target.shown, &target.existing_ancestor)?;
-    check_opened(scope, protection, target, &chain)?;
+    check_opened(scope, None, target, &chain)?;
     Ok(chain)
 }
 
@@ -84,7 +81,7 @@ pub fn open_for_write(
     }
     // Before anything is made: a directory made could complete a
     // repository.
-    check_opened(scope, protection, target, &chain)?;
+    check_opened(scope, Some(protection), target, &chain)?;
     let rest = target
         .dir
         .strip_prefix(&target.existing_ancestor)
@@ -95,18 +92,19 @@ pub fn open_for_write(
     for comp in rest.components() {
         chain.descend(shown, comp.as_os_str(), true)?;
     }
-    check_opened(scope, protection, target, &chain)?;
+    check_opened(scope, None, target, &chain)?;
     Ok(chain.into_dir())
 }
 
 /// The checks of the directories `chain` opened on the way to `target`:
 /// the last is at the path it was opened by, and the file below it (the
-/// rest of the way made of plain names) is in a root, not excluded, not
-/// protected, and in no directory that is, or would with the write
-/// become, a git repository (each looked at through its descriptor).
+/// rest of the way made of plain names) is in a root, not excluded, not a
+/// protected name, not what `protection` protects (when given), and in no
+/// directory that is, or would with the write become, a git repository
+/// (each looked at through its descriptor).
 fn check_opened(
     scope: &Scope,
-    protection: &Protection,
+    protection: Option<&Protection>,
     target: &Target,
     chain: &Chain,
 ) -> Result<(), WriteError> {
@@ -122,7 +120,9 @@ fn check_opened(
     let real = opened.join(below).join(&target.name);
     scope.check_real(shown, &real)?;
     target::check_names(scope, shown, &real)?;
-    protection.check(scope, shown, &real)?;
+    if let Some(p) = protection {
+        p.check(scope, shown, &real)?;
+    }
     let (next, next_is_dir) = match below.components().next() {
         Some(c) => (c.as_os_str(), true),
         None => (target.name.as_os_str(), false),

@@ -117,12 +117,16 @@ impl Chain {
 
     /// The last directory opened.
     pub fn dir(&self) -> &OwnedFd {
-        self.fds.last().unwrap_or_else(|| unreachable!("a chain has its root"))
+        self.fds
+            .last()
+            .unwrap_or_else(|| unreachable!("a chain has its root"))
     }
 
     /// The last directory, for the write.
     pub fn into_dir(mut self) -> OwnedFd {
-        self.fds.pop().unwrap_or_else(|| unreachable!("a chain has its root"))
+        self.fds
+            .pop()
+            .unwrap_or_else(|| unreachable!("a chain has its root"))
     }
 
     /// The identity of the last directory.
@@ -146,7 +150,11 @@ impl Chain {
         if opened == expected {
             Ok(())
         } else {
-            Err(moved(shown, &expected, "was moved while the write was checked"))
+            Err(moved(
+                shown,
+                &expected,
+                "was moved while the write was checked",
+            ))
         }
     }
 

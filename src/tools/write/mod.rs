@@ -206,8 +206,7 @@ fn current(
     path: &str,
 ) -> Result<Found, ToolError> {
     let target = resolve_with(scope, protection, path)?;
-    let chain =
-        apply::open_existing(scope, protection, &target).map_err(|e| to_tool_error(tool, e))?;
+    let chain = apply::open_existing(scope, &target).map_err(|e| to_tool_error(tool, e))?;
     let dir = chain.identity(path).map_err(|e| to_tool_error(tool, e))?;
     if target.existing_ancestor != target.dir {
         return Ok(Found {
@@ -217,8 +216,15 @@ fn current(
         });
     }
     let real = target.path();
-    let file = apply::read_current(scope, chain.dir(), &target.name, &real, path, MAX_FILE_BYTES)
-        .map_err(|e| to_tool_error(tool, e))?;
+    let file = apply::read_current(
+        scope,
+        chain.dir(),
+        &target.name,
+        &real,
+        path,
+        MAX_FILE_BYTES,
+    )
+    .map_err(|e| to_tool_error(tool, e))?;
     Ok(Found { target, dir, file })
 }
 

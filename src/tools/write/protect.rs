@@ -68,13 +68,16 @@ struct Name {
 }
 
 /// What the write tools refuse besides excluded names, `.git` and the
-/// project config (see the module documentation).
+/// project config (see the module documentation). The default refuses
+/// nothing more.
 #[derive(Debug, Clone, Default)]
 pub struct Protection {
     /// `protect` entries relative to a root.
     names: Vec<Name>,
     /// Absolute paths refused with everything below them.
     paths: Vec<PathBuf>,
+    /// Refuse what is in a `core.hooksPath` directory.
+    hooks: bool,
 }
 
 impl Protection {
@@ -87,6 +90,7 @@ impl Protection {
         let mut p = Self {
             names: Vec::new(),
             paths: own.to_vec(),
+            hooks: true,
         };
         for entry in protect {
             let bare = entry.trim_end_matches('?').trim_end_matches('/');
@@ -127,7 +131,12 @@ impl Protection {
                 let home = std::env::var_os("HOME").map(PathBuf::from);
                 let data = crate::dirs::data_dir(None);
                 let own = airlock_paths(Path::new("/"), &data, &[]);
-                Arc::new(Self::new(&cfg.protect, Path::new("/"), home.as_deref(), &own))
+                Arc::new(Self::new(
+                    &cfg.protect,
+                    Path::new("/"),
+                    home.as_deref(),
+                    &own,
+                ))
             })
             .clone()
     }
@@ -160,7 +169,7 @@ impl Protection {
                 ));
             }
         }
-        if let Some(hooks) = hooks_dir_holding(scope, real) {
+        if let Some(hooks) = self.hooks.then(|| hooks_dir_holding(scope, real)).flatten() {
             return refuse(format!(
                 "{} (protected: a repository's core.hooksPath; git runs what is in it)",
                 scope.display(&hooks)
@@ -255,7 +264,10 @@ fn canonical_or_lexical(p: &Path) -> PathBuf {
     let mut rest = Vec::new();
     loop {
         if let Ok(c) = std::fs::canonicalize(base) {
-            return rest.iter().rev().fold(c, |acc: PathBuf, n: &&OsStr| acc.join(n));
+            return rest
+                .iter()
+                .rev()
+                .fold(c, |acc: PathBuf, n: &&OsStr| acc.join(n));
         }
         match (base.file_name(), base.parent()) {
             (Some(n), Some(parent)) => {
@@ -286,9 +298,10 @@ fn hooks_dir_holding(scope: &Scope, real: &Path) -> Option<PathBuf> {
         if !below_folded(root, &hooks) {
             return Some(hooks); // a directory inside the root: all of it
         }
-        let is_hook = real.file_name().and_then(OsStr::to_str).is_some_and(|n| {
-            GIT_HOOKS.iter().any(|h| same_name(OsStr::new(n), h))
-        });
+        let is_hook = real
+            .file_name()
+            .and_then(OsStr::to_str)
+            .is_some_and(|n| GIT_HOOKS.iter().any(|h| same_name(OsStr::new(n), h)));
         if parent == hooks && is_hook {
             return Some(hooks);
         }
@@ -325,6 +338,10 @@ mod tests {
         v.iter().map(ToString::to_string).collect()
     }
 
+    fn parts(s: &str) -> Vec<&OsStr> {
+        Path::new(s).iter().collect()
+    }
+
     #[test]
     fn entries_match_below_every_root_at_any_depth_in_any_case() {
         let p = Protection::new(
@@ -333,9 +350,6 @@ mod tests {
             None,
             &[],
         );
-        fn parts(s: &str) -> Vec<&OsStr> {
-            Path::new(s).iter().collect()
-        }
         let hit = |rel: &str| p.names.iter().any(|n| contains_run(&parts(rel), &n.parts));
         for yes in [
             ".claude/settings.json",
@@ -348,7 +362,13 @@ mod tests {
         ] {
             assert!(hit(yes), "{yes}");
         }
-        for no in ["claude/x", ".claude.json", "src/.mcp.json.bak", "a/c/b", "b/a"] {
+        for no in [
+            "claude/x",
+            ".claude.json",
+            "src/.mcp.json.bak",
+            "a/c/b",
+            "b/a",
+        ] {
             assert!(!hit(no), "{no}");
         }
     }
@@ -375,9 +395,15 @@ mod tests {
 
     #[test]
     fn below_folded_ignores_case_per_component() {
-        assert!(below_folded(Path::new("/h/.config/Airlock/c"), Path::new("/h/.config/airlock")));
+        assert!(below_folded(
+            Path::new("/h/.config/Airlock/c"),
+            Path::new("/h/.config/airlock")
+        ));
         assert!(below_folded(Path::new("/h/a"), Path::new("/h/a")));
-        assert!(!below_folded(Path::new("/h/airlockx"), Path::new("/h/airlock")));
+        assert!(!below_folded(
+            Path::new("/h/airlockx"),
+            Path::new("/h/airlock")
+        ));
         assert!(!below_folded(Path::new("/h"), Path::new("/h/a")));
     }
 }

@@ -36,11 +36,12 @@ impl Target {
     }
 }
 
-/// [`resolve_with`] the built-in [`Protection`] (the default
-/// `sandbox.protect` and airlock's default paths); a session's own calls
-/// are checked with the session's.
+/// [`resolve_with`] no [`Protection`]: the scope, the protected names and
+/// repositories only. For looking at an agent's own write (the hooks'
+/// diff): the supervisor checks its paths with the session's protection
+/// before anything is decided.
 pub fn resolve(scope: &Scope, path: &str) -> Result<Target, ScopeError> {
-    resolve_with(scope, &Protection::builtin(), path)
+    resolve_with(scope, &Protection::default(), path)
 }
 
 /// Resolve `path` for writing: relative to the workspace; an existing
