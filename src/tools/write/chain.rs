@@ -202,7 +202,7 @@ fn moved(shown: &str, at: &Path, what: &str) -> WriteError {
     WriteError::Scope(ScopeError::Io {
         path: shown.to_string(),
         message: format!(
-            "{} {what}: not the directory that was checked; nothing was written",
+            "{} {what}: not the directory that was checked",
             at.display()
         ),
     })
@@ -211,4 +211,75 @@ fn moved(shown: &str, at: &Path, what: &str) -> WriteError {
 /// The refusal of a directory replaced since the change was checked.
 pub fn replaced(shown: &str, dir: &Path) -> WriteError {
     moved(shown, dir, "was replaced after the change was checked")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::write::target::{check_repository, check_repository_along};
+
+    fn ws() -> (tempfile::TempDir, PathBuf, Scope) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        let scope = Scope::new(&root, &[], &[]).unwrap();
+        (dir, root, scope)
+    }
+
+    #[test]
+    fn upward_names_each_directory_and_the_entry_below_it() {
+        let (_d, root, scope) = ws();
+        let chain = Chain::open(&scope, "a/b/f", &root.join("a/b")).unwrap();
+        assert_eq!(chain.expected(), root.join("a/b"));
+        chain.check_named("a/b/f").unwrap();
+        let got: Vec<(PathBuf, String, bool)> = chain
+            .upward(OsStr::new("f"), false)
+            .map(|l| {
+                (
+                    l.rel,
+                    l.child.to_string_lossy().into_owned(),
+                    l.child_is_dir,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (PathBuf::from("a/b"), "f".into(), false),
+                (PathBuf::from("a"), "b".into(), true),
+                (PathBuf::new(), "a".into(), true),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_symlink_on_the_way_is_refused_and_the_path_way_follows_it() {
+        let (_d, root, scope) = ws();
+        std::os::unix::fs::symlink("a", root.join("l")).unwrap();
+        let refused = Chain::open(&scope, "l/b", &root.join("l/b"));
+        assert!(matches!(refused, Err(WriteError::Scope(_))));
+        // Control: by path, the link is followed to a/b.
+        let by_path = std::fs::File::open(root.join("l/b")).unwrap();
+        let a_b = std::fs::File::open(root.join("a/b")).unwrap();
+        assert_eq!(
+            Identity::of(&by_path, "").unwrap(),
+            Identity::of(&a_b, "").unwrap()
+        );
+    }
+
+    #[test]
+    fn the_repository_check_through_descriptors_is_the_path_check() {
+        let (_d, root, scope) = ws();
+        std::fs::write(root.join("a/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::create_dir(root.join("a/objects")).unwrap();
+        // a/refs/x would complete the repository `a`.
+        let chain = Chain::open(&scope, "a/refs/x", &root.join("a")).unwrap();
+        let through = check_repository_along("a/refs/x", chain.upward(OsStr::new("refs"), true));
+        let by_path = check_repository(&scope, "a/refs/x", &root.join("a/refs/x"));
+        assert!(through.is_err(), "{through:?}");
+        assert_eq!(through, by_path);
+        // Control: beside it, nothing to complete.
+        let chain = Chain::open(&scope, "a/b/x", &root.join("a/b")).unwrap();
+        assert!(check_repository_along("a/b/x", chain.upward(OsStr::new("x"), false)).is_ok());
+    }
 }

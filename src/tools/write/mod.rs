@@ -228,6 +228,29 @@ fn current(
     Ok(Found { target, dir, file })
 }
 
+/// The content of `target` (None: no such file), read as the write tools
+/// read it: through its directory opened from the root without following
+/// a link, the hard-link check made on the opened file first. For the
+/// diff of an agent's own write (which the agent makes itself).
+pub fn read_target(scope: &Scope, target: &Target) -> Result<Option<Vec<u8>>, ToolError> {
+    let tool = "write";
+    let chain = apply::open_existing(scope, target).map_err(|e| to_tool_error(tool, e))?;
+    if target.existing_ancestor != target.dir {
+        return Ok(None);
+    }
+    let real = target.path();
+    let file = apply::read_current(
+        scope,
+        chain.dir(),
+        &target.name,
+        &real,
+        &target.shown,
+        MAX_FILE_BYTES,
+    )
+    .map_err(|e| to_tool_error(tool, e))?;
+    Ok(file.map(|c| c.bytes))
+}
+
 /// The `outputSchema` of both write tools: the confirmation (`message`,
 /// the same as the text content) and what changed.
 fn output_schema() -> Map<String, Value> {
@@ -579,6 +602,27 @@ mod tests {
             Err(e) => panic!("not an argument error: {e}"),
             Ok(_) => panic!("prepared {a:?}"),
         }
+    }
+
+    #[test]
+    fn read_target_reads_the_checked_directory_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        std::fs::write(root.join("src/f"), "inside").unwrap();
+        std::fs::write(root.join("other/f"), "other").unwrap();
+        let scope = Scope::new(&root, &[], &[]).unwrap();
+        let t = resolve(&scope, "src/f").unwrap();
+        assert_eq!(read_target(&scope, &t).unwrap().unwrap(), b"inside");
+        std::fs::rename(root.join("src"), root.join("src.old")).unwrap();
+        std::os::unix::fs::symlink("other", root.join("src")).unwrap();
+        assert!(
+            read_target(&scope, &t).is_err(),
+            "read through the swapped link"
+        );
+        // Control: by path, the same target now reads other/f.
+        assert_eq!(std::fs::read(t.path()).unwrap(), b"other");
     }
 
     #[test]
