@@ -137,7 +137,17 @@ pub fn start_with(
     }
     let sandbox = Sandbox::new(&sandbox_cfg, &workspace, scope.exclusions());
     log_sandbox(sandbox.status());
-    let tools = ToolRegistry::configured(&cfg.tools, &cfg.bash, Some(sandbox.clone()))?;
+    // The write tools refuse what the sandbox keeps read-only (one list,
+    // the one handed to the sandbox), and airlock's own files.
+    let config_files: Vec<PathBuf> = loaded.sources.iter().map(|s| s.path.clone()).collect();
+    let protection = crate::tools::write::Protection::new(
+        &sandbox_cfg.protect,
+        &workspace,
+        home.as_deref(),
+        &crate::tools::write::airlock_paths(&workspace, &data_dir, &config_files),
+    );
+    let tools = ToolRegistry::configured(&cfg.tools, &cfg.bash, Some(sandbox.clone()))?
+        .with_write_protection(Arc::new(protection));
     let (audit, id) = AuditLog::create_in(&crate::dirs::audit_dir(&data_dir))?;
     let audit = Arc::new(audit);
     audit.append(&AuditEvent::SessionStart {

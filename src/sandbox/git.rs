@@ -98,14 +98,28 @@ pub fn protect_gitdir(gitdir: &Path, ws: &Path, p: &mut Protection) -> io::Resul
 /// Where `core.hooksPath` sends git for hooks, when that is in the
 /// workspace (husky's `.husky/`, say): hooks like those of `hooks/`, so
 /// kept read-only too. A relative path is taken from the work tree (the
-/// repository directory when it is not a `.git`); husky's `.husky/_`,
-/// whose scripts run the hooks one level up, protects `.husky`. Read with
-/// git itself (`--includes`), so the value is git's; without git, none.
+/// repository directory when it is not a `.git`).
 fn hooks_path(gitdir: &Path, ws: &Path) -> Option<PathBuf> {
+    let base = if gitdir.file_name().is_some_and(|n| n == ".git") {
+        gitdir.parent()?
+    } else {
+        gitdir
+    };
+    let path = hooks_dir(&gitdir.join("config"), base)?;
+    (path.starts_with(ws) && path != ws).then_some(path)
+}
+
+/// The directory `core.hooksPath` in the config file `config` names (the
+/// sandbox keeps it read-only; the write tools refuse to write in it),
+/// canonical where it exists; a relative value is taken from `base`, the
+/// work tree. husky's `.husky/_`, whose scripts run the hooks one level
+/// up, gives `.husky`. Read with git itself (`--includes`), so the value
+/// is git's; without git, or with no such setting, none.
+pub fn hooks_dir(config: &Path, base: &Path) -> Option<PathBuf> {
     let out = std::process::Command::new("git")
         .arg("config")
         .arg("--file")
-        .arg(gitdir.join("config"))
+        .arg(config)
         .args(["--includes", "--get", "core.hooksPath"])
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -119,11 +133,6 @@ fn hooks_path(gitdir: &Path, ws: &Path) -> Option<PathBuf> {
         return None;
     }
     let raw = Path::new(value);
-    let base = if gitdir.file_name().is_some_and(|n| n == ".git") {
-        gitdir.parent()?
-    } else {
-        gitdir
-    };
     let mut path = if raw.is_absolute() {
         raw.to_path_buf()
     } else {
@@ -132,8 +141,7 @@ fn hooks_path(gitdir: &Path, ws: &Path) -> Option<PathBuf> {
     if path.file_name().is_some_and(|n| n == "_") {
         path.pop();
     }
-    let path = std::fs::canonicalize(&path).unwrap_or(path);
-    (path.starts_with(ws) && path != ws).then_some(path)
+    Some(std::fs::canonicalize(&path).unwrap_or(path))
 }
 
 /// Take away what makes `gitdir` (planted: not there when the shell

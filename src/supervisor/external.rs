@@ -311,9 +311,12 @@ impl Supervisor {
             .map(|p| {
                 let shown = p.to_string_lossy();
                 match kind {
-                    Some(ToolKind::Write) => {
-                        crate::tools::write::resolve(&self.scope, &shown).map(|t| t.path())
-                    }
+                    Some(ToolKind::Write) => crate::tools::write::resolve_with(
+                        &self.scope,
+                        self.tools.write_protection(),
+                        &shown,
+                    )
+                    .map(|t| t.path()),
                     _ => self.scope.resolve(&shown),
                 }
             })

@@ -330,10 +330,21 @@ where
     })
 }
 
-/// The tools enabled in this supervisor, by name.
-#[derive(Clone, Default)]
+/// The tools enabled in this supervisor, by name, and what the write
+/// tools protect (which the checks of an agent's own writes use too).
+#[derive(Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<&'static str, Arc<dyn Tool>>,
+    write_protection: Arc<write::Protection>,
+}
+
+impl Default for ToolRegistry {
+    fn default() -> Self {
+        Self {
+            tools: BTreeMap::new(),
+            write_protection: write::Protection::builtin(),
+        }
+    }
 }
 
 /// An unknown name in `tools.enabled`.
@@ -358,11 +369,14 @@ impl ToolRegistry {
 
     /// Every built-in tool, bash unconfigured and unsandboxed, made once:
     /// for asking the tools about calls (what a recorded call ran, the
-    /// checks an agent's own tool reuses), never for running bash.
+    /// checks an agent's own tool reuses), never for running bash. Its
+    /// write tools check no `protect` list: the supervisor checks an
+    /// agent's own writes with the session's
+    /// ([`ToolRegistry::write_protection`]) before anything is decided.
     pub fn builtin() -> &'static Self {
         static TOOLS: std::sync::OnceLock<ToolRegistry> = std::sync::OnceLock::new();
         TOOLS.get_or_init(|| {
-            let mut all = Self::all();
+            let mut all = Self::all().with_write_protection(Arc::new(write::Protection::default()));
             all.insert(Arc::new(bash::Bash::new(
                 &bash::BashConfig::default(),
                 None,
@@ -385,6 +399,27 @@ impl ToolRegistry {
         all.restrict(tools.enabled.as_deref())
     }
 
+    /// The registry with its write tools (those enabled) refusing what
+    /// `protection` protects: the session's, built from the sandbox's
+    /// `protect` list. Agents' own writes are checked with it too
+    /// ([`ToolRegistry::write_protection`]).
+    #[must_use]
+    pub fn with_write_protection(mut self, protection: Arc<write::Protection>) -> Self {
+        for tool in write::protected(&protection) {
+            if self.tools.contains_key(tool.spec().name) {
+                self.insert(tool);
+            }
+        }
+        self.write_protection = protection;
+        self
+    }
+
+    /// What the write tools protect (the built-in protection unless
+    /// [`ToolRegistry::with_write_protection`] set the session's).
+    pub fn write_protection(&self) -> &write::Protection {
+        &self.write_protection
+    }
+
     /// The built-in tools restricted to `enabled` (None: all of them). An
     /// unknown name is an error; an empty list disables every tool.
     pub fn with_enabled(enabled: Option<&[String]>) -> Result<Self, UnknownToolError> {
@@ -396,7 +431,10 @@ impl ToolRegistry {
         let Some(enabled) = enabled else {
             return Ok(all);
         };
-        let mut reg = Self::default();
+        let mut reg = Self {
+            tools: BTreeMap::new(),
+            write_protection: all.write_protection.clone(),
+        };
         for name in enabled {
             match all.tools.get_key_value(name.as_str()) {
                 Some((k, t)) => {

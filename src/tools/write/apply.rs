@@ -1,17 +1,21 @@
 //! Atomic writes on the checked directory: a temporary file in the same
-//! directory, fsync, rename. The directory is opened once, checked through
-//! `/proc/self/fd`, and every later step (`openat`, `renameat`) happens
-//! relative to that open directory, so a swapped symlink cannot redirect it.
+//! directory, fsync, rename. The directory is opened from its root down
+//! without following a link ([`Chain`]), must be the very directory the
+//! change was computed in ([`Identity`]), is checked as opened, and every
+//! later step (`openat`, `renameat`) happens relative to that open
+//! directory, so a swapped symlink or directory cannot redirect it.
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 
-use super::target::Target;
+use super::chain::{self, Chain, Identity};
+use super::protect::Protection;
+use super::target::{self, Target};
 use crate::scope::Scope;
 
 /// A write failure, phrased for the agent.
@@ -44,40 +48,86 @@ fn errno(path: &str) -> impl Fn(rustix::io::Errno) -> WriteError + '_ {
     }
 }
 
-/// Open `target`'s directory, creating missing directories inside the
-/// scope, and check the opened directory is where it should be.
-pub fn open_dir(scope: &Scope, target: &Target, create: bool) -> Result<OwnedFd, WriteError> {
+/// The part of `target`'s directory that exists, opened from its root
+/// ([`Chain`]) and checked as it was opened: by the kernel's name for it,
+/// in a root, not excluded, not a protected name, not (about to be) a git
+/// repository. (The [`Protection`] of that path was checked when
+/// `target` was resolved, a moment before.) Its [`Identity`] is what
+/// [`open_for_write`] must find again.
+pub fn open_existing(scope: &Scope, target: &Target) -> Result<Chain, WriteError> {
+    let chain = Chain::open(scope, &target.shown, &target.existing_ancestor)?;
+    check_opened(scope, None, target, &chain)?;
+    Ok(chain)
+}
+
+/// Open `target`'s directory for the write (after approval): the part
+/// that existed must be the directory `pinned` names (what
+/// [`open_existing`] found when the change was computed), the missing
+/// directories are made and opened one by one in the ones above them,
+/// never through a symlink, and every check is made again on what was
+/// opened. A directory swapped for a symlink, or for another directory,
+/// is refused: nothing is written anywhere but where the change was
+/// checked.
+pub fn open_for_write(
+    scope: &Scope,
+    protection: &Protection,
+    target: &Target,
+    pinned: Identity,
+) -> Result<OwnedFd, WriteError> {
     let shown = target.shown.as_str();
-    let dir_flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
-    let mut fd = rustix::fs::open(&target.existing_ancestor, dir_flags, Mode::empty())
-        .map_err(errno(shown))?;
-    verify_dir(scope, shown, &fd)?;
+    let mut chain = Chain::open(scope, shown, &target.existing_ancestor)?;
+    if chain.identity(shown)? != pinned {
+        return Err(chain::replaced(shown, &target.existing_ancestor));
+    }
+    // Before anything is made: a directory made could complete a
+    // repository.
+    check_opened(scope, Some(protection), target, &chain)?;
     let rest = target
         .dir
         .strip_prefix(&target.existing_ancestor)
         .unwrap_or(Path::new(""));
-    for comp in rest.components() {
-        let name = comp.as_os_str();
-        if create {
-            match rustix::fs::mkdirat(&fd, name, Mode::from_raw_mode(0o777)) {
-                Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                Err(e) => return Err(errno(shown)(e)),
-            }
-        }
-        fd = rustix::fs::openat(&fd, name, dir_flags | OFlags::NOFOLLOW, Mode::empty())
-            .map_err(errno(shown))?;
-        verify_dir(scope, shown, &fd)?;
+    if rest.as_os_str().is_empty() {
+        return Ok(chain.into_dir());
     }
-    Ok(fd)
+    for comp in rest.components() {
+        chain.descend(shown, comp.as_os_str(), true)?;
+    }
+    check_opened(scope, None, target, &chain)?;
+    Ok(chain.into_dir())
 }
 
-fn verify_dir(scope: &Scope, shown: &str, fd: &OwnedFd) -> Result<(), WriteError> {
-    let link = PathBuf::from(format!(
-        "/proc/self/fd/{}",
-        std::os::fd::AsRawFd::as_raw_fd(fd)
-    ));
-    let real = std::fs::read_link(&link).map_err(io(shown))?;
+/// The checks of the directories `chain` opened on the way to `target`:
+/// the last is at the path it was opened by, and the file below it (the
+/// rest of the way made of plain names) is in a root, not excluded, not a
+/// protected name, not what `protection` protects (when given), and in no
+/// directory that is, or would with the write become, a git repository
+/// (each looked at through its descriptor).
+fn check_opened(
+    scope: &Scope,
+    protection: Option<&Protection>,
+    target: &Target,
+    chain: &Chain,
+) -> Result<(), WriteError> {
+    let shown = target.shown.as_str();
+    chain.check_named(shown)?;
+    let opened = chain.expected();
+    let below = target.dir.strip_prefix(&opened).map_err(|_| {
+        WriteError::Scope(crate::scope::ScopeError::Io {
+            path: shown.to_string(),
+            message: format!("{} is not on the way to the file", opened.display()),
+        })
+    })?;
+    let real = opened.join(below).join(&target.name);
     scope.check_real(shown, &real)?;
+    target::check_names(scope, shown, &real)?;
+    if let Some(p) = protection {
+        p.check(scope, shown, &real)?;
+    }
+    let (next, next_is_dir) = match below.components().next() {
+        Some(c) => (c.as_os_str(), true),
+        None => (target.name.as_os_str(), false),
+    };
+    target::check_repository_along(shown, chain.upward(next, next_is_dir))?;
     Ok(())
 }
 
@@ -94,7 +144,7 @@ pub fn read_current(
     real: &Path,
     shown: &str,
     max: u64,
-) -> Result<Option<(Vec<u8>, u32)>, WriteError> {
+) -> Result<Option<Current>, WriteError> {
     let flags =
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
     let fd = match rustix::fs::openat(dir, name, flags, Mode::empty()) {
@@ -133,7 +183,21 @@ pub fn read_current(
         .take(max + 1)
         .read_to_end(&mut buf)
         .map_err(io(shown))?;
-    Ok(Some((buf, meta.mode() & 0o7777)))
+    Ok(Some(Current {
+        bytes: buf,
+        mode: meta.mode() & 0o7777,
+        id: Identity::of(file.as_fd(), shown)?,
+    }))
+}
+
+/// A file as the write found it.
+pub struct Current {
+    /// Its content.
+    pub bytes: Vec<u8>,
+    /// Its mode bits.
+    pub mode: u32,
+    /// What it is (a file put in its place under the same name is not it).
+    pub id: Identity,
 }
 
 /// A temporary file written and synced next to its target, not yet

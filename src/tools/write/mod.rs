@@ -2,9 +2,11 @@
 //! sees before anything touches the disk.
 
 mod apply;
+mod chain;
 mod edit;
 mod keys;
 mod proposal;
+mod protect;
 mod target;
 
 use std::borrow::Cow;
@@ -20,9 +22,12 @@ pub use keys::{
     APPEND, CONTENT, NEW_TEXT, OLD_TEXT, PATH, REPLACE_ALL, edit_file_args, write_file_args,
 };
 pub use proposal::{is_binary, propose};
-pub use target::{PROTECTED, Target, resolve};
+pub use protect::{Protection, airlock_paths};
+pub use target::{PROTECTED, Target, resolve, resolve_with};
 
 use super::readonly::{args, object_schema};
+use chain::Identity;
+
 use super::{
     Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutput, ToolSpec, run_blocking,
 };
@@ -48,19 +53,29 @@ pub fn grant(path: std::path::PathBuf, shown: &str) -> GrantShape {
     }
 }
 
-/// Both write tools.
+/// Both write tools, with the built-in [`Protection`].
 pub fn all() -> Vec<Arc<dyn Tool>> {
-    vec![Arc::new(WriteFile::new()), Arc::new(EditFile::new())]
+    protected(&Protection::builtin())
+}
+
+/// Both write tools, refusing what `protection` protects.
+pub fn protected(protection: &Arc<Protection>) -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(WriteFile::with_protection(protection.clone())),
+        Arc::new(EditFile::with_protection(protection.clone())),
+    ]
 }
 
 /// `write_file`.
 pub struct WriteFile {
     spec: ToolSpec,
+    protection: Arc<Protection>,
 }
 
 /// `edit_file`.
 pub struct EditFile {
     spec: ToolSpec,
+    protection: Arc<Protection>,
 }
 
 /// `write_file`'s arguments, borrowed from the call's: `content` is copied
@@ -99,8 +114,13 @@ fn parse_borrowed<'a, T: Deserialize<'a>>(
 }
 
 impl WriteFile {
-    /// Build it.
+    /// Build it, with the built-in [`Protection`].
     pub fn new() -> Self {
+        Self::with_protection(Protection::builtin())
+    }
+
+    /// Build it, refusing what `protection` protects.
+    pub fn with_protection(protection: Arc<Protection>) -> Self {
         let schema = object_schema(
             json!({
                 PATH: {"type": "string", "description": "File to write, relative to the workspace. Parent directories are created."},
@@ -117,6 +137,7 @@ impl WriteFile {
                 kind: ToolKind::Write,
                 input_schema: schema,
             },
+            protection,
         }
     }
 }
@@ -128,8 +149,13 @@ impl Default for WriteFile {
 }
 
 impl EditFile {
-    /// Build it.
+    /// Build it, with the built-in [`Protection`].
     pub fn new() -> Self {
+        Self::with_protection(Protection::builtin())
+    }
+
+    /// Build it, refusing what `protection` protects.
+    pub fn with_protection(protection: Arc<Protection>) -> Self {
         let schema = object_schema(
             json!({
                 PATH: {"type": "string", "description": "File to edit, relative to the workspace."},
@@ -147,6 +173,7 @@ impl EditFile {
                 kind: ToolKind::Write,
                 input_schema: schema,
             },
+            protection,
         }
     }
 }
@@ -161,20 +188,67 @@ fn failed(tool: &str, e: impl std::fmt::Display) -> ToolError {
     args::invalid(tool, e.to_string())
 }
 
-/// A file's current content and mode bits.
-type Current = Option<(Vec<u8>, u32)>;
+/// What a write tool found before computing its change: the target, the
+/// identity of its directory (as far as it exists) and the file, if any.
+struct Found {
+    target: Target,
+    dir: Identity,
+    file: Option<apply::Current>,
+}
 
-/// The target and its current content and mode (None: no such file).
-fn current(scope: &Scope, tool: &str, path: &str) -> Result<(Target, Current), ToolError> {
-    let target = resolve(scope, path)?;
+/// The target, its directory's identity and its current content, mode and
+/// identity (None: no such file), all read through the directories opened
+/// from the root.
+fn current(
+    scope: &Scope,
+    protection: &Arc<Protection>,
+    tool: &str,
+    path: &str,
+) -> Result<Found, ToolError> {
+    let target = resolve_with(scope, protection, path)?;
+    let chain = apply::open_existing(scope, &target).map_err(|e| to_tool_error(tool, e))?;
+    let dir = chain.identity(path).map_err(|e| to_tool_error(tool, e))?;
     if target.existing_ancestor != target.dir {
-        return Ok((target, None));
+        return Ok(Found {
+            target,
+            dir,
+            file: None,
+        });
     }
-    let dir = apply::open_dir(scope, &target, false).map_err(|e| to_tool_error(tool, e))?;
     let real = target.path();
-    let cur = apply::read_current(scope, &dir, &target.name, &real, path, MAX_FILE_BYTES)
-        .map_err(|e| to_tool_error(tool, e))?;
-    Ok((target, cur))
+    let file = apply::read_current(
+        scope,
+        chain.dir(),
+        &target.name,
+        &real,
+        path,
+        MAX_FILE_BYTES,
+    )
+    .map_err(|e| to_tool_error(tool, e))?;
+    Ok(Found { target, dir, file })
+}
+
+/// The content of `target` (None: no such file), read as the write tools
+/// read it: through its directory opened from the root without following
+/// a link, the hard-link check made on the opened file first. For the
+/// diff of an agent's own write (which the agent makes itself).
+pub fn read_target(scope: &Scope, target: &Target) -> Result<Option<Vec<u8>>, ToolError> {
+    let tool = "write";
+    let chain = apply::open_existing(scope, target).map_err(|e| to_tool_error(tool, e))?;
+    if target.existing_ancestor != target.dir {
+        return Ok(None);
+    }
+    let real = target.path();
+    let file = apply::read_current(
+        scope,
+        chain.dir(),
+        &target.name,
+        &real,
+        &target.shown,
+        MAX_FILE_BYTES,
+    )
+    .map_err(|e| to_tool_error(tool, e))?;
+    Ok(file.map(|c| c.bytes))
 }
 
 /// The `outputSchema` of both write tools: the confirmation (`message`,
@@ -226,10 +300,10 @@ impl Tool for WriteFile {
     ) -> Result<Box<dyn Invocation>, ToolError> {
         let name = self.spec.name;
         let a: WriteArgs = parse_borrowed(name, a)?;
-        let (target, cur) = current(scope, name, &a.path)?;
-        let (old, mode) = match cur {
-            Some((bytes, mode)) => (Some(bytes), Some(mode)),
-            None => (None, None),
+        let found = current(scope, &self.protection, name, &a.path)?;
+        let (old, mode, file) = match found.file {
+            Some(c) => (Some(c.bytes), Some(c.mode), Some(c.id)),
+            None => (None, None, None),
         };
         // The one copy of `content`: the bytes to write.
         let (action, new) = match (&old, a.append) {
@@ -249,7 +323,13 @@ impl Tool for WriteFile {
             mode,
             note: None,
         };
-        WriteCall::prepared(name, scope, target, change)
+        let at = Pinned {
+            target: found.target,
+            dir: found.dir,
+            file,
+            protection: self.protection.clone(),
+        };
+        WriteCall::prepared(name, scope, at, change)
     }
 }
 
@@ -277,8 +357,13 @@ impl Tool for EditFile {
     ) -> Result<Box<dyn Invocation>, ToolError> {
         let name = self.spec.name;
         let a: EditArgs = parse_borrowed(name, a)?;
-        let (target, cur) = current(scope, name, &a.path)?;
-        let Some((old, mode)) = cur else {
+        let found = current(scope, &self.protection, name, &a.path)?;
+        let Some(apply::Current {
+            bytes: old,
+            mode,
+            id,
+        }) = found.file
+        else {
             return Err(failed(
                 name,
                 format!("{}: not found; use write_file to create a new file", a.path),
@@ -305,7 +390,13 @@ impl Tool for EditFile {
             mode: Some(mode),
             note: Some(note),
         };
-        WriteCall::prepared(name, scope, target, change)
+        let at = Pinned {
+            target: found.target,
+            dir: found.dir,
+            file: Some(id),
+            protection: self.protection.clone(),
+        };
+        WriteCall::prepared(name, scope, at, change)
     }
 }
 
@@ -313,11 +404,24 @@ fn digest(b: &[u8]) -> [u8; 32] {
     Sha256::digest(b).into()
 }
 
-/// A prepared write: what to write, and what the file held when the diff
-/// was computed.
+/// Where a prepared write goes: the target, the identity of its directory
+/// (as far as it existed) and of the file (if it existed) when the change
+/// was computed, and what it must not touch.
+struct Pinned {
+    target: Target,
+    dir: Identity,
+    file: Option<Identity>,
+    protection: Arc<Protection>,
+}
+
+/// A prepared write: what to write, where, and what the file held when
+/// the diff was computed.
 struct WriteCall {
     tool: &'static str,
     target: Target,
+    dir: Identity,
+    file: Option<Identity>,
+    protection: Arc<Protection>,
     shown: String,
     base: Option<[u8; 32]>,
     new: Vec<u8>,
@@ -382,9 +486,15 @@ impl WriteCall {
     fn prepared(
         tool: &'static str,
         scope: &Scope,
-        target: Target,
+        at: Pinned,
         change: Change<'_>,
     ) -> Result<Box<dyn Invocation>, ToolError> {
+        let Pinned {
+            target,
+            dir,
+            file,
+            protection,
+        } = at;
         let Change {
             action,
             old,
@@ -406,6 +516,9 @@ impl WriteCall {
         Ok(Box::new(WriteCall {
             tool,
             target,
+            dir,
+            file,
+            protection,
             shown,
             base: old.map(digest),
             new,
@@ -417,10 +530,12 @@ impl WriteCall {
 
     fn write(&self, scope: &Scope) -> Result<ToolOutput, WriteError> {
         let real = self.target.path();
-        // Again, after approval: a shell may have brought the directory
-        // one step short of a repository while the prompt waited.
-        target::check_repository(scope, &self.shown, &real)?;
-        let dir = apply::open_dir(scope, &self.target, true)?;
+        // Opened again after approval, from the root and never through a
+        // link; the directory the change was computed in, or nothing is
+        // written. Every check is made again on what was opened: a shell
+        // may have brought the directory one step short of a repository
+        // while the prompt waited.
+        let dir = apply::open_for_write(scope, &self.protection, &self.target, self.dir)?;
         let now = apply::read_current(
             scope,
             &dir,
@@ -429,7 +544,8 @@ impl WriteCall {
             &self.shown,
             MAX_FILE_BYTES,
         )?;
-        if now.as_ref().map(|(b, _)| digest(b)) != self.base {
+        let found = now.as_ref().map(|c| (digest(&c.bytes), c.id));
+        if found.map(|f| f.0) != self.base || found.map(|f| f.1) != self.file {
             return Ok(ToolOutput::error(format!(
                 "{} changed after the change was proposed (while it waited for approval); nothing was written. \
                  Read the file again and redo the {}.",
@@ -486,6 +602,27 @@ mod tests {
             Err(e) => panic!("not an argument error: {e}"),
             Ok(_) => panic!("prepared {a:?}"),
         }
+    }
+
+    #[test]
+    fn read_target_reads_the_checked_directory_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        std::fs::write(root.join("src/f"), "inside").unwrap();
+        std::fs::write(root.join("other/f"), "other").unwrap();
+        let scope = Scope::new(&root, &[], &[]).unwrap();
+        let t = resolve(&scope, "src/f").unwrap();
+        assert_eq!(read_target(&scope, &t).unwrap().unwrap(), b"inside");
+        std::fs::rename(root.join("src"), root.join("src.old")).unwrap();
+        std::os::unix::fs::symlink("other", root.join("src")).unwrap();
+        assert!(
+            read_target(&scope, &t).is_err(),
+            "read through the swapped link"
+        );
+        // Control: by path, the same target now reads other/f.
+        assert_eq!(std::fs::read(t.path()).unwrap(), b"other");
     }
 
     #[test]

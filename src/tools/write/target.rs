@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::chain::Level;
+use super::protect::Protection;
 use crate::dirs::PROJECT_CONFIG;
 use crate::sandbox::repo::{self, Planned};
 use crate::scope::{FileKind, Scope, ScopeError};
@@ -34,12 +36,26 @@ impl Target {
     }
 }
 
+/// [`resolve_with`] no [`Protection`]: the scope, the protected names and
+/// repositories only. For looking at an agent's own write (the hooks'
+/// diff): the supervisor checks its paths with the session's protection
+/// before anything is decided.
+pub fn resolve(scope: &Scope, path: &str) -> Result<Target, ScopeError> {
+    resolve_with(scope, &Protection::default(), path)
+}
+
 /// Resolve `path` for writing: relative to the workspace; an existing
 /// symlink is followed (and must stay in scope); a missing file's deepest
 /// existing ancestor is canonicalised and the rest appended. The result
-/// must be in a root, not excluded, not protected, and not an existing
-/// non-regular file.
-pub fn resolve(scope: &Scope, path: &str) -> Result<Target, ScopeError> {
+/// must be in a root, not excluded, not protected (by name, by
+/// `protection`, or as a repository's control file), and not an existing
+/// non-regular file. These are checks of paths: the write itself checks
+/// again the directories it opens ([`super::apply::open_for_write`]).
+pub fn resolve_with(
+    scope: &Scope,
+    protection: &Protection,
+    path: &str,
+) -> Result<Target, ScopeError> {
     let lexical = scope.absolute(path)?;
     check_names(scope, path, &lexical)?;
     let real = match std::fs::symlink_metadata(&lexical) {
@@ -61,6 +77,7 @@ pub fn resolve(scope: &Scope, path: &str) -> Result<Target, ScopeError> {
     };
     scope.check_real(path, &real)?;
     check_names(scope, path, &real)?;
+    protection.check(scope, path, &real)?;
     check_repository(scope, path, &real)?;
     if let Ok(meta) = std::fs::metadata(&real) {
         let kind = FileKind::of(&meta);
@@ -88,7 +105,7 @@ pub fn resolve(scope: &Scope, path: &str) -> Result<Target, ScopeError> {
 
 /// Refuse excluded and protected names (checked on the lexical path and
 /// on the resolved one).
-fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
+pub(super) fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
     let Some(root) = scope.root_of(p) else {
         return Ok(()); // the root check reports it
     };
@@ -117,12 +134,39 @@ fn check_names(scope: &Scope, shown: &str, p: &Path) -> Result<(), ScopeError> {
 /// one with the file in place (`HEAD`, `objects/…`, `refs/…`, `commondir`
 /// completing it). Host-side git would read its config and run its hooks;
 /// the write tools run outside the sandbox, so the guard never sees them.
+/// By path; the write asks the same of the directories it opened
+/// ([`check_repository_along`]).
 pub(super) fn check_repository(scope: &Scope, shown: &str, real: &Path) -> Result<(), ScopeError> {
     let Some(root) = scope.root_of(real) else {
         return Ok(());
     };
-    let refuse = |dir: &Path, why: &str| {
-        let rel = dir.strip_prefix(root).unwrap_or(dir);
+    let mut levels = Vec::new();
+    let mut child = real;
+    while let Some(dir) = child.parent() {
+        let (Ok(rel), Some(name)) = (dir.strip_prefix(root), child.file_name()) else {
+            break;
+        };
+        levels.push(Level {
+            through: dir.to_path_buf(),
+            rel: rel.to_path_buf(),
+            child: name,
+            child_is_dir: child != real,
+        });
+        if dir == root {
+            break;
+        }
+        child = dir;
+    }
+    check_repository_along(shown, levels)
+}
+
+/// [`check_repository`] of the directories `levels` (from the file's
+/// directory up to the root), each looked at through `through`.
+pub(super) fn check_repository_along<'a>(
+    shown: &str,
+    levels: impl IntoIterator<Item = Level<'a>>,
+) -> Result<(), ScopeError> {
+    let refuse = |rel: &Path, why: &str| {
         let name = if rel.as_os_str().is_empty() {
             ".".to_string()
         } else {
@@ -133,31 +177,19 @@ pub(super) fn check_repository(scope: &Scope, shown: &str, real: &Path) -> Resul
             pattern: format!("git repository {name} (protected: {why}; host git would read it)"),
         })
     };
-    let mut child = real;
-    while let Some(dir) = child.parent() {
-        if !dir.starts_with(root) {
-            break;
-        }
+    for l in levels {
+        let dir = l.through.as_path();
         if repo::is_repository(dir) {
-            return refuse(dir, "its control files");
+            return refuse(&l.rel, "its control files");
         }
-        let (Some(name), planned) = (
-            child.file_name(),
-            if child == real {
-                Planned::File
-            } else {
-                Planned::Dir
-            },
-        ) else {
-            break;
+        let planned = if l.child_is_dir {
+            Planned::Dir
+        } else {
+            Planned::File
         };
-        if repo::would_be_repository(dir, name, planned) {
-            return refuse(dir, "the write would make it a repository");
+        if repo::would_be_repository(dir, l.child, planned) {
+            return refuse(&l.rel, "the write would make it a repository");
         }
-        if dir == root {
-            break;
-        }
-        child = dir;
     }
     Ok(())
 }
