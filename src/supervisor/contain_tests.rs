@@ -185,6 +185,7 @@ async fn control_the_test_tool_really_panics() {
         cancel: CancellationToken::new(),
         deadline: Instant::now(),
         output: OutputSink::new(|_| {}),
+        entry_rules: crate::tools::EntryRules::none(),
     };
     let ran = AssertUnwindSafe(inv.run(ctx)).catch_unwind().await;
     assert!(ran.is_err(), "run panics");
