@@ -11,7 +11,8 @@ use super::{
     DISK_WRITE, FORK_BOMB, Guardrail, MKFS, RM_ROOT, approximate, is_disk, rm_root, writes_device,
 };
 use crate::policy::shell::{
-    CommandOption, attached_command_strings, basename, command_option, is_shell, is_wrapper,
+    CommandOption, attached_command_strings, basename, code_options, command_option, is_shell,
+    is_wrapper,
 };
 
 /// Nested strings (`bash -c`, `eval`, substitutions) deeper than this are
@@ -48,6 +49,7 @@ fn checked_program(word: &str) -> bool {
     matches!(name, "rm" | "mkfs" | "mke2fs" | "dd" | "eval")
         || name.starts_with("mkfs.")
         || is_shell(name)
+        || code_options(name, &[]).is_some()
 }
 
 /// One command's check, with its step budget.
@@ -89,28 +91,33 @@ impl Checker {
         {
             return Some(DISK_WRITE);
         }
-        let words: Vec<String> = cmd.words.iter().map(|w| approximate(w)).collect();
-        self.check_words(&words, depth)
+        self.check_words(&cmd.words, depth)
     }
 
+    /// One simple command's words, as lexed (quotes removed, expansions
+    /// as written): paths and the program are read approximated
+    /// ([`approximate`]), command strings as they are.
     fn check_words(&mut self, words: &[String], depth: usize) -> Option<Guardrail> {
         if !self.step() {
             return None;
         }
-        let start = words
-            .iter()
-            .position(|w| !is_assignment(w) && !KEYWORDS.contains(&w.as_str()))?;
+        let start = words.iter().position(|w| {
+            let w = approximate(w);
+            !is_assignment(&w) && !KEYWORDS.contains(&w.as_str())
+        })?;
         let words = &words[start..];
-        let name = basename(&words[0]);
+        let program = approximate(&words[0]);
+        let name = basename(&program);
         let args = &words[1..];
+        let approximated = || args.iter().map(|a| approximate(a)).collect::<Vec<String>>();
         if is_wrapper(name) {
             return self.wrapped(name, args, depth);
         }
         match name {
-            "rm" => rm_root(args).then_some(RM_ROOT),
+            "rm" => rm_root(&approximated()).then_some(RM_ROOT),
             "mkfs" | "mke2fs" => Some(MKFS),
             n if n.starts_with("mkfs.") => Some(MKFS),
-            "dd" => args
+            "dd" => approximated()
                 .iter()
                 .filter_map(|a| a.strip_prefix("of="))
                 .any(writes_device)
@@ -125,7 +132,14 @@ impl Checker {
                 self.check_depth(code, depth + 1)
             }
             "eval" => self.check_depth(&args.join(" "), depth + 1),
-            _ => None,
+            // `compgen -C 'cmd'`, `mapfile -C 'cmd'`: the parser's reading.
+            n => {
+                let words: Vec<Option<&str>> = args.iter().map(|a| Some(a.as_str())).collect();
+                let code = code_options(n, &words)?;
+                code.values
+                    .iter()
+                    .find_map(|v| self.check_depth(v, depth + 1))
+            }
         }
     }
 

@@ -44,7 +44,9 @@ pub use safe::known_safe;
 #[cfg(test)]
 pub(crate) use special::{SHELLS, WRAPPERS};
 pub use special::{basename, is_shell, is_wrapper};
-pub use wrapped::{CommandOption, attached_command_strings, command_option};
+pub use wrapped::{
+    CodeOptions, CommandOption, attached_command_strings, code_options, command_option,
+};
 
 /// A command parsed for matching.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

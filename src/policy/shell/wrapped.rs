@@ -1,7 +1,8 @@
 //! What a wrapper runs (`sudo rm x`, `su -c'rm x'`, `env -Srm x`), and
 //! builtins whose options take code (`compgen -C`, `mapfile -C`,
 //! `bind -x`). The option readings here are shared with the guardrails'
-//! tokenizer ([`attached_command_strings`], [`command_option`]).
+//! tokenizer ([`attached_command_strings`], [`command_option`],
+//! [`code_options`]).
 
 use super::parse::Walker;
 use super::{Hazard, SimpleCommand, Word};
@@ -128,6 +129,56 @@ pub fn attached_command_strings(word: &str) -> Option<Vec<&str>> {
     )
 }
 
+/// The code-taking options of a builtin's arguments.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct CodeOptions<'a> {
+    /// Some option takes code, or a word is not known (it may be one).
+    pub runs_code: bool,
+    /// Their values, where literal.
+    pub values: Vec<&'a str>,
+}
+
+/// Builtins with options whose value is code: `mapfile -C` (a callback),
+/// `compgen -C`/`-F`/`-W` (`-W`'s words are expanded: `$(cmd)` runs),
+/// `complete`'s same options (run at completion), `bind -x`. `None` for
+/// other programs; `args` are the words after the name, `None` where a
+/// word is not literal.
+pub fn code_options<'a>(name: &str, args: &[Option<&'a str>]) -> Option<CodeOptions<'a>> {
+    let letters: &[char] = match name {
+        "mapfile" | "readarray" => &['C'],
+        "bind" => &['x'],
+        "compgen" | "complete" => &['C', 'F', 'W'],
+        _ => return None,
+    };
+    let mut out = CodeOptions::default();
+    let mut value_next = false;
+    for arg in args {
+        let Some(a) = *arg else {
+            out.runs_code = true;
+            value_next = false;
+            continue;
+        };
+        if value_next {
+            value_next = false;
+            out.values.push(a);
+            continue;
+        }
+        let Some(cluster) = a.strip_prefix('-').filter(|c| !c.starts_with('-')) else {
+            continue;
+        };
+        if let Some(i) = cluster.find(letters) {
+            out.runs_code = true;
+            let value = &cluster[i + 1..];
+            if value.is_empty() {
+                value_next = true;
+            } else {
+                out.values.push(value);
+            }
+        }
+    }
+    Some(out)
+}
+
 impl Walker {
     /// The commands a wrapper may run: every tail of its arguments that
     /// starts with a literal word that is not an option or an assignment
@@ -248,43 +299,17 @@ impl Walker {
         }
     }
 
-    /// Builtins with options whose value is code: `mapfile -C`,
-    /// `compgen -C`/`-F`/`-W` (`-W`'s words are expanded), `complete`'s
-    /// same options (run at completion), `bind -x`. The values are
-    /// parsed for deny rules; the command is dynamic.
+    /// Builtins with options whose value is code ([`code_options`]). The
+    /// values are parsed for deny rules; the command is dynamic.
     pub(super) fn code_options(&mut self, name: &str, args: &[Word], hazards: &mut Vec<Hazard>) {
-        let letters: &[char] = match name {
-            "mapfile" | "readarray" => &['C'],
-            "bind" => &['x'],
-            _ => &['C', 'F', 'W'],
+        let words: Vec<Option<&str>> = args.iter().map(Word::literal).collect();
+        let Some(code) = code_options(name, &words) else {
+            return;
         };
-        let mut runs_code = false;
-        let mut value_next = false;
-        for arg in args {
-            let Some(a) = arg.literal() else {
-                // An expanded word may be such an option or its value.
-                runs_code = true;
-                continue;
-            };
-            if value_next {
-                value_next = false;
-                self.code_value(a);
-                continue;
-            }
-            let Some(cluster) = a.strip_prefix('-').filter(|c| !c.starts_with('-')) else {
-                continue;
-            };
-            if let Some(i) = cluster.find(letters) {
-                runs_code = true;
-                let value = &cluster[i + 1..];
-                if value.is_empty() {
-                    value_next = true;
-                } else {
-                    self.code_value(value);
-                }
-            }
+        for value in &code.values {
+            self.code_value(value);
         }
-        if runs_code {
+        if code.runs_code {
             hazards.push(Hazard::Eval);
             self.dynamic(format!("{name} runs code given to an option"));
         }
