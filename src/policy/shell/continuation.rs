@@ -237,7 +237,7 @@ pub(super) fn ansi_c_token(raw: &str, token: &str) -> AnsiCToken {
             t.push(c);
         };
         match (quote, c) {
-            (Quote::Single, '\'') | (Quote::AnsiC, '\'') | (Quote::Double, '"') => {
+            (Quote::Single | Quote::AnsiC, '\'') | (Quote::Double, '"') => {
                 quote = Quote::None;
                 both(&mut brush, &mut bash, c);
             }

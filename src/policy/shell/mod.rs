@@ -156,7 +156,8 @@ pub enum Hazard {
     CommandSubstitution,
     /// `<(…)` or `>(…)`.
     ProcessSubstitution,
-    /// `eval`, `trap`, `fc`, `mapfile -C`: a string run as code.
+    /// `eval`, `trap`, `fc`, `mapfile -C`, `compgen -C`, `bind -x`: a string
+    /// run as code.
     Eval,
     /// `source` or `.`.
     Source,

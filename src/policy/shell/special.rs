@@ -378,13 +378,6 @@ impl Walker {
     }
 }
 
-/// A word as written.
-fn raw(w: &Word) -> &str {
-    match w {
-        Word::Literal(s) | Word::Expanded(s) => s,
-    }
-}
-
 /// Shell variables whose value is code the shell runs or that decide what
 /// a command name runs.
 const CODE_VARIABLES: &[&str] = &[
