@@ -21,6 +21,9 @@ const PLAIN_PIECES: &[&str] = &[
     "a", "b", "-x", "--y=z", "'q r'", "\"s t\"", "\\u", "$'\\x41'", "\"\\$\"", "''", "\"\"",
     "$'\\''", "\"it's\"", "\\\"", "'\\'", "\"\\\\\"", "\\\\", "\"#\"", "%", ":", ",", "@",
     "\\;", "';'", "\\|", "\\>", "'>'", "\\&", "{}", "\\(", "=", "+",
+    // bash keeps a backslash-newline inside `$'…'` (brush's tokenizer
+    // deletes it), and deletes it everywhere else outside single quotes.
+    "$'a\\\nb'", "'c\\\nd'", "\"e\\\nf\"", "g\\\nh",
 ];
 
 /// Pieces that expand, substitute or run something.
@@ -238,4 +241,110 @@ fn hazard_free_parses_agree_with_bash() {
     eprintln!("compared {compared}, files checked {files_checked}, flagged {flagged}");
     assert!(compared >= 100, "only {compared} commands compared");
     assert!(flagged >= 50, "only {flagged} commands flagged");
+}
+
+/// Pieces of here-document lines: substitutions hidden by a
+/// backslash-newline (bash deletes the pair before it expands the body),
+/// escaped backslashes (which do not start one), quotes (literal in a
+/// body), and lines that end in a backslash (joined with the next one:
+/// `x\⏎EOF` is not the delimiter, `EO\⏎F` is).
+#[rustfmt::skip]
+const HEREDOC_PIECES: &[&str] = &[
+    "text ", "a b ", "'q' ", "\"r\" ", "$\\\n(p4 s)", "$(p5 t)", "`p6 u`", "'$(p7 v)'",
+    "$\\\n\\\n(p8)", "${x:-$\\\n(p9 w)}", "$\\\n((1+2))", "$\\\n{x:-a}", "\\\\\n", "\\\\$(p1)",
+    "\\$(p2)", "\\\n", "EO\\\n", "x\\\n", "\\\\\\\n", "`p3\\\n`",
+];
+
+/// A command with a here-document (unquoted, `<<-` or quoted) whose
+/// lines are made of [`HEREDOC_PIECES`], sometimes a line that is the
+/// delimiter's end or a whole command, then maybe a command after it.
+fn heredoc_command(rng: &mut Rng) -> String {
+    let (op, delimiter, tab) = match rng.below(4) {
+        0 => ("<<-", "EOF", "\t"),
+        1 => ("<<", "'EOF'", ""),
+        _ => ("<<", "EOF", ""),
+    };
+    let mut s = format!("cmd {op}{delimiter}\n");
+    for _ in 0..=rng.below(4) {
+        s.push_str(tab);
+        for _ in 0..=rng.below(3) {
+            s.push_str(rng.pick(HEREDOC_PIECES));
+        }
+        match rng.below(5) {
+            0 => s.push_str("\nF"),
+            1 => s.push_str("\np2 z"),
+            _ => {}
+        }
+        s.push('\n');
+    }
+    s.push_str(tab);
+    s.push_str("EOF\n");
+    if rng.below(2) == 0 {
+        s.push_str("p3 y\n");
+    }
+    s
+}
+
+/// Here-documents against bash: everything bash runs (literal argvs) is
+/// a command the parse lists, directly or nested, so that deny rules see
+/// it; when the parse finds no hazard, bash runs exactly its commands and
+/// writes no file.
+#[test]
+fn heredoc_bodies_agree_with_bash() {
+    let scratch = tempfile::tempdir().unwrap();
+    let work = scratch.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let log = scratch.path().join("log");
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let mut rng = Rng(env("AIRLOCK_FUZZ_SEED").unwrap_or(0x2545_F491_4F6C_DD1D) | 1);
+    let cases = env("AIRLOCK_FUZZ_CASES").unwrap_or(300);
+    let (mut seen_runs, mut joined, mut hazard_free) = (0, 0, 0);
+    for _ in 0..cases {
+        let command = heredoc_command(&mut rng);
+        let Ok(parsed) = parse(&command) else {
+            continue;
+        };
+        let before = snapshot(&work);
+        let Some(bash) = run_in_bash(&command, &work, &log) else {
+            continue;
+        };
+        let after = snapshot(&work);
+        for name in after.keys() {
+            std::fs::remove_file(work.join(name)).unwrap();
+        }
+        if command.contains("\\\n")
+            && parsed
+                .all_hazards()
+                .any(|h| h.to_string().contains("backslash-newline"))
+        {
+            joined += 1;
+        }
+        let listed: Vec<Vec<&str>> = parsed
+            .commands
+            .iter()
+            .chain(&parsed.nested)
+            .filter_map(airlock::policy::shell::SimpleCommand::literal_argv)
+            .collect();
+        for run in &bash.runs {
+            seen_runs += 1;
+            assert!(
+                listed.iter().any(|l| l == run),
+                "bash ran {run:?} for {command:?}; the parse lists {listed:?}"
+            );
+        }
+        if parsed.is_hazard_free() {
+            hazard_free += 1;
+            assert_eq!(before, after, "{command:?} changed files, yet no hazard");
+            let mut ours: Vec<Vec<String>> = listed
+                .iter()
+                .map(|l| l.iter().map(|w| (*w).to_owned()).collect())
+                .collect();
+            ours.sort();
+            assert_eq!(bash.runs, ours, "what bash ran for {command:?}");
+        }
+    }
+    eprintln!("runs seen {seen_runs}, joined {joined}, hazard-free {hazard_free}");
+    assert!(seen_runs >= 300, "only {seen_runs} runs compared");
+    assert!(joined >= 50, "only {joined} here-documents joined");
+    assert!(hazard_free >= 20, "only {hazard_free} hazard-free commands");
 }

@@ -1,5 +1,5 @@
 //! The guardrails for input the shell parser rejects: the old tokenizer
-//! (quotes, escapes, comments, heredoc bodies; split on `;`, `&`, `|`,
+//! (quotes, escapes, comments, here-document bodies; split on `;`, `&`, `|`,
 //! `&&`, `||`, newlines, parentheses, braces, `$(`, backticks). Wrappers
 //! and shells come from the policy's one table of each
 //! ([`crate::policy::shell::is_wrapper`], [`crate::policy::shell::is_shell`]):
@@ -10,7 +10,10 @@ use super::lex::{Simple, Tok, lex, simple_commands};
 use super::{
     DISK_WRITE, FORK_BOMB, Guardrail, MKFS, RM_ROOT, approximate, is_disk, rm_root, writes_device,
 };
-use crate::policy::shell::{basename, is_shell, is_wrapper};
+use crate::policy::shell::{
+    CommandOption, attached_command_strings, basename, code_options, command_option, is_shell,
+    is_wrapper,
+};
 
 /// Nested strings (`bash -c`, `eval`, substitutions) deeper than this are
 /// not looked into.
@@ -21,27 +24,12 @@ const KEYWORDS: &[&str] = &[
     "if", "then", "else", "elif", "do", "while", "until", "!", "time", "{", "(",
 ];
 
-pub(super) fn check(command: &str) -> Option<Guardrail> {
-    check_depth(command, 0)
-}
+/// Most strings lexed and word lists looked at for one command: the
+/// look stops there (the policy asks for unparseable input anyway).
+const MAX_STEPS: usize = 20_000;
 
-fn check_depth(command: &str, depth: usize) -> Option<Guardrail> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    let lexed = lex(command);
-    if fork_bomb(&lexed.tokens) {
-        return Some(FORK_BOMB);
-    }
-    for cmd in simple_commands(&lexed.tokens) {
-        if let Some(g) = check_simple(&cmd, depth) {
-            return Some(g);
-        }
-    }
-    lexed
-        .nested
-        .iter()
-        .find_map(|inner| check_depth(inner, depth + 1))
+pub(super) fn check(command: &str) -> Option<Guardrail> {
+    Checker { steps: 0 }.check_depth(command, 0)
 }
 
 fn is_assignment(w: &str) -> bool {
@@ -55,63 +43,169 @@ fn is_assignment(w: &str) -> bool {
     }
 }
 
-fn check_simple(cmd: &Simple, depth: usize) -> Option<Guardrail> {
-    if cmd
-        .redirect_targets
-        .iter()
-        .any(|t| is_disk(&approximate(t)))
-    {
-        return Some(DISK_WRITE);
-    }
-    let words: Vec<String> = cmd.words.iter().map(|w| approximate(w)).collect();
-    check_words(&words, depth)
+/// A program [`Checker::check_words`] looks at, other than a wrapper.
+fn checked_program(word: &str) -> bool {
+    let name = basename(word);
+    matches!(name, "rm" | "mkfs" | "mke2fs" | "dd" | "eval")
+        || name.starts_with("mkfs.")
+        || is_shell(name)
+        || code_options(name, &[]).is_some()
 }
 
-fn check_words(words: &[String], depth: usize) -> Option<Guardrail> {
-    let start = words
-        .iter()
-        .position(|w| !is_assignment(w) && !KEYWORDS.contains(&w.as_str()))?;
-    let words = &words[start..];
-    let name = basename(&words[0]);
-    let args = &words[1..];
-    if is_wrapper(name) {
-        // Any later word that is not an option may be the wrapped program;
-        // a word with blanks may be a command string (`su -c`, `watch`).
+/// One command's check, with its step budget.
+struct Checker {
+    steps: usize,
+}
+
+impl Checker {
+    /// Another step, if the budget allows it.
+    fn step(&mut self) -> bool {
+        self.steps += 1;
+        self.steps <= MAX_STEPS
+    }
+
+    fn check_depth(&mut self, command: &str, depth: usize) -> Option<Guardrail> {
+        if depth > MAX_DEPTH || !self.step() {
+            return None;
+        }
+        let lexed = lex(command);
+        if fork_bomb(&lexed.tokens) {
+            return Some(FORK_BOMB);
+        }
+        for cmd in simple_commands(&lexed.tokens) {
+            if let Some(g) = self.check_simple(&cmd, depth) {
+                return Some(g);
+            }
+        }
+        lexed
+            .nested
+            .iter()
+            .find_map(|inner| self.check_depth(inner, depth + 1))
+    }
+
+    fn check_simple(&mut self, cmd: &Simple, depth: usize) -> Option<Guardrail> {
+        if cmd
+            .redirect_targets
+            .iter()
+            .any(|t| is_disk(&approximate(t)))
+        {
+            return Some(DISK_WRITE);
+        }
+        self.check_words(&cmd.words, depth)
+    }
+
+    /// One simple command's words, as lexed (quotes removed, expansions
+    /// as written): paths and the program are read approximated
+    /// ([`approximate`]), command strings as they are.
+    fn check_words(&mut self, words: &[String], depth: usize) -> Option<Guardrail> {
+        if !self.step() {
+            return None;
+        }
+        let start = words.iter().position(|w| {
+            let w = approximate(w);
+            !is_assignment(&w) && !KEYWORDS.contains(&w.as_str())
+        })?;
+        let words = &words[start..];
+        let program = approximate(&words[0]);
+        let name = basename(&program);
+        let args = &words[1..];
+        let approximated = || args.iter().map(|a| approximate(a)).collect::<Vec<String>>();
+        if is_wrapper(name) {
+            return self.wrapped(name, args, depth);
+        }
+        match name {
+            "rm" => rm_root(&approximated()).then_some(RM_ROOT),
+            "mkfs" | "mke2fs" => Some(MKFS),
+            n if n.starts_with("mkfs.") => Some(MKFS),
+            "dd" => approximated()
+                .iter()
+                .filter_map(|a| a.strip_prefix("of="))
+                .any(writes_device)
+                .then_some(DISK_WRITE),
+            // `su -c` is a wrapper (above); the shells come from the
+            // parser's table.
+            n if is_shell(n) => {
+                let i = args.iter().position(|a| {
+                    a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
+                })?;
+                let code = args[i + 1..].iter().find(|a| a.as_str() != "--")?;
+                self.check_depth(code, depth + 1)
+            }
+            "eval" => self.check_depth(&args.join(" "), depth + 1),
+            // `compgen -C 'cmd'`, `mapfile -C 'cmd'`: the parser's reading.
+            n => {
+                let words: Vec<Option<&str>> = args.iter().map(|a| Some(a.as_str())).collect();
+                let code = code_options(n, &words)?;
+                code.values
+                    .iter()
+                    .find_map(|v| self.check_depth(v, depth + 1))
+            }
+        }
+    }
+
+    /// A wrapper's arguments: any later word that is not an option may be
+    /// the wrapped program; a word with blanks may be a command string
+    /// (`su -c`, `watch`), and so may a value attached to an option
+    /// (`su -lc'rm x'`); the values of the options that take a command or
+    /// a program are read as the parser reads them (`env -Srm -rf /`). A
+    /// tail that starts with another wrapper is not looked into again:
+    /// this loop reaches every later word already.
+    fn wrapped(&mut self, name: &str, args: &[String], depth: usize) -> Option<Guardrail> {
         for (i, a) in args.iter().enumerate() {
             if a.contains([' ', ';', '|', '&', '\n'])
-                && let Some(g) = check_depth(a, depth + 1)
+                && let Some(g) = self.check_depth(a, depth + 1)
+            {
+                return Some(g);
+            }
+            for value in attached_command_strings(a).unwrap_or_default() {
+                if let Some(g) = self.check_depth(value, depth + 1) {
+                    return Some(g);
+                }
+            }
+            let program = match command_option(name, a) {
+                CommandOption::No => None,
+                CommandOption::Attached(v) => Some((v, &args[i + 1..])),
+                CommandOption::Next => args
+                    .get(i + 1)
+                    .map(|v| (v.as_str(), &args[(i + 2).min(args.len())..])),
+            };
+            if let Some((value, rest)) = program
+                && let Some(g) = self.program_string(value, rest, depth)
             {
                 return Some(g);
             }
             if !a.starts_with(['-', '+'])
                 && !is_assignment(a)
-                && let Some(g) = check_words(&args[i..], depth)
+                && !is_wrapper(basename(a))
+                && let Some(g) = self.check_words(&args[i..], depth)
             {
                 return Some(g);
             }
         }
-        return None;
+        None
     }
-    match name {
-        "rm" => rm_root(args).then_some(RM_ROOT),
-        "mkfs" | "mke2fs" => Some(MKFS),
-        n if n.starts_with("mkfs.") => Some(MKFS),
-        "dd" => args
-            .iter()
-            .filter_map(|a| a.strip_prefix("of="))
-            .any(writes_device)
-            .then_some(DISK_WRITE),
-        // `su -c` is a wrapper (above); the shells come from the parser's
-        // table.
-        n if is_shell(n) => {
-            let i = args.iter().position(|a| {
-                a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('c'))
-            })?;
-            let code = args[i + 1..].iter().find(|a| a.as_str() != "--")?;
-            check_depth(code, depth + 1)
+
+    /// A command-taking option's value: a command string, or a program
+    /// with its first arguments followed by `rest`.
+    fn program_string(&mut self, value: &str, rest: &[String], depth: usize) -> Option<Guardrail> {
+        if let Some(g) = self.check_depth(value, depth + 1) {
+            return Some(g);
         }
-        "eval" => check_depth(&args.join(" "), depth + 1),
-        _ => None,
+        let split: Vec<&str> = value.split_ascii_whitespace().collect();
+        for k in 0..split.len() {
+            if !checked_program(split[k]) {
+                continue;
+            }
+            let words: Vec<String> = split[k..]
+                .iter()
+                .map(|w| (*w).to_owned())
+                .chain(rest.iter().cloned())
+                .collect();
+            if let Some(g) = self.check_words(&words, depth) {
+                return Some(g);
+            }
+        }
+        None
     }
 }
 

@@ -1,7 +1,10 @@
 //! The tokenizer behind the guardrails: words with quotes and escapes
-//! removed, separators between simple commands, redirections; comments and
-//! heredoc bodies skipped; text run by substitutions inside double quotes
-//! collected for a check of its own.
+//! removed, separators between simple commands, redirections; comments
+//! skipped; text run by substitutions inside double quotes and in
+//! here-documents with an unquoted delimiter (read as bash reads them,
+//! [`read_heredoc`]) collected for a check of its own.
+
+use crate::policy::shell::read_heredoc;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Tok {
@@ -25,7 +28,15 @@ struct Lexer<'a> {
     src: &'a str,
     out: Lexed,
     word: Option<String>,
-    heredocs: Vec<(String, bool)>,
+    heredocs: Vec<Heredoc>,
+}
+
+/// A here-document whose body is still to come.
+struct Heredoc {
+    delimiter: String,
+    strip_tabs: bool,
+    /// The delimiter was unquoted: the body is expanded.
+    expanding: bool,
 }
 
 pub(super) fn lex(src: &str) -> Lexed {
@@ -156,39 +167,43 @@ impl Lexer<'_> {
             .next_if(|(_, n)| *n == ' ' || *n == '\t')
             .is_some()
         {}
-        let mut delim = String::new();
+        let mut delimiter = String::new();
+        let mut expanding = true;
         while let Some((_, n)) = self
             .chars
             .next_if(|(_, n)| !n.is_whitespace() && !matches!(n, ';' | '&' | '|' | '(' | ')'))
         {
-            if n != '\'' && n != '"' && n != '\\' {
-                delim.push(n);
+            if matches!(n, '\'' | '"' | '\\') {
+                expanding = false;
+            } else {
+                delimiter.push(n);
             }
         }
-        self.heredocs.push((delim, strip_tabs));
+        self.heredocs.push(Heredoc {
+            delimiter,
+            strip_tabs,
+            expanding,
+        });
     }
 
+    /// Reads the bodies of the here-documents of the line just ended; the
+    /// substitutions in expanding ones are checked like nested commands.
     fn skip_heredoc_bodies(&mut self) {
         let pending = std::mem::take(&mut self.heredocs);
-        for (delim, strip_tabs) in pending {
-            loop {
-                let Some(&(start, _)) = self.chars.peek() else {
-                    return;
-                };
-                let end = self.src[start..]
-                    .find('\n')
-                    .map_or(self.src.len(), |e| start + e);
-                let line = &self.src[start..end];
-                let line = if strip_tabs {
-                    line.trim_start_matches('\t')
-                } else {
-                    line
-                };
-                let done = line == delim;
-                while self.chars.next_if(|(j, _)| *j <= end).is_some() {}
-                if done {
-                    break;
-                }
+        for doc in pending {
+            let Some(&(start, _)) = self.chars.peek() else {
+                return;
+            };
+            let (body, end) = read_heredoc(
+                self.src,
+                start,
+                &doc.delimiter,
+                doc.strip_tabs,
+                doc.expanding,
+            );
+            while self.chars.next_if(|(j, _)| *j < end).is_some() {}
+            if doc.expanding {
+                self.out.nested.extend(substitutions(&body));
             }
         }
     }
@@ -250,6 +265,51 @@ impl Lexer<'_> {
         }
         self.src[start.min(end)..end].to_string()
     }
+}
+
+/// The text run by `$(…)` (and `$((…))`, whose subscripts can run
+/// commands) and by backquotes in an expanding here-document body.
+fn substitutions(body: &str) -> Vec<String> {
+    let chars: Vec<char> = body.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '$' if chars.get(i + 1) == Some(&'(') => {
+                let start = i + 2;
+                let mut depth = 1usize;
+                let mut j = start;
+                while j < chars.len() {
+                    match chars[j] {
+                        '(' => depth += 1,
+                        ')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                out.push(chars[start..j.min(chars.len())].iter().collect());
+                i = j + 1;
+            }
+            '`' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < chars.len() && chars[j] != '`' {
+                    j += if chars[j] == '\\' { 2 } else { 1 };
+                }
+                let end = j.min(chars.len());
+                out.push(chars[start..end].iter().collect());
+                i = end + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
 }
 
 /// A simple command: its words, and the targets of its redirections.

@@ -13,6 +13,11 @@ pub(super) fn decode_ansi_c(s: &str) -> Option<String> {
         }
         let e = chars.next()?;
         let decoded = match e {
+            // Kept as written: a backslash and a newline.
+            '\n' => {
+                out.push('\\');
+                '\n'
+            }
             'a' => '\x07',
             'b' => '\x08',
             'e' | 'E' => '\x1b',

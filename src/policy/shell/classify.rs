@@ -9,6 +9,7 @@ use brush_parser::word::{
 };
 
 use super::ansi_c::decode_ansi_c;
+use super::continuation;
 use super::parse::{Walker, options};
 use super::{Hazard, Word};
 
@@ -57,13 +58,53 @@ impl Walker {
         }
     }
 
+    /// Classifies a word of the program being walked. brush's token
+    /// differs from bash's where `$'…'` holds a backslash-newline (bash
+    /// keeps it, brush deletes it), so such a word is read again from the
+    /// source ([`continuation::ansi_c_token`]).
+    pub(super) fn classify_ast_word(&mut self, w: &ast::Word) -> WordClass {
+        let located = || {
+            let loc = w.loc.as_ref()?;
+            continuation::char_slice(&self.source, loc.start.index, loc.end.index)
+        };
+        let reread = if self.source_continues_lines && w.value.contains('\'') {
+            match located() {
+                Some(raw) => continuation::ansi_c_token(raw, &w.value),
+                None => continuation::AnsiCToken::Unknown,
+            }
+        } else {
+            continuation::AnsiCToken::Same
+        };
+        match reread {
+            continuation::AnsiCToken::Same => self.classify_word(&w.value),
+            continuation::AnsiCToken::Bash(token) => self.classify_word(&token),
+            continuation::AnsiCToken::Unknown => {
+                self.dynamic("a backslash-newline inside quotes that is not modelled".into());
+                let mut class = self.classify_word(&w.value);
+                class.hazards.push(Hazard::Unparseable(format!(
+                    "{} (a backslash-newline)",
+                    w.value
+                )));
+                class
+            }
+        }
+    }
+
     /// The hazards of a here-document: its body is only expanded when the
-    /// delimiter is unquoted, and then substitutions in it run.
+    /// delimiter is unquoted, and then substitutions in it run. A body
+    /// that still continues lines (the source rewrite did not reach it) is
+    /// read joined, as bash reads it, and trusted by no rule.
     pub(super) fn heredoc(&mut self, doc: &ast::IoHereDocument) -> Vec<Hazard> {
         if !doc.requires_expansion {
             return Vec::new();
         }
-        let body = &doc.doc.value;
+        let joined;
+        let mut body = doc.doc.value.as_str();
+        if continuation::has_continuation(body) {
+            self.joined_heredoc();
+            joined = continuation::remove_continuations(body);
+            body = &joined;
+        }
         let parsed = catch_unwind(AssertUnwindSafe(|| word::parse_heredoc(body, &options())));
         let mut acc = Acc::default();
         match parsed {

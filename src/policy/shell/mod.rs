@@ -20,6 +20,7 @@
 mod ansi_c;
 mod braces;
 mod classify;
+mod continuation;
 mod loaders;
 mod matcher;
 mod options;
@@ -28,10 +29,12 @@ mod prefix;
 mod redirect;
 mod safe;
 mod special;
+mod wrapped;
 
 use std::fmt;
 
 pub use braces::expand as brace_expand;
+pub use continuation::read_heredoc;
 pub use matcher::{
     Specifier, SpecifierError, allowed_by, specifier_matches, specifier_matches_any,
 };
@@ -41,6 +44,9 @@ pub use safe::known_safe;
 #[cfg(test)]
 pub(crate) use special::{SHELLS, WRAPPERS};
 pub use special::{basename, is_shell, is_wrapper};
+pub use wrapped::{
+    CodeOptions, CommandOption, attached_command_strings, code_options, command_option,
+};
 
 /// A command parsed for matching.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -150,7 +156,8 @@ pub enum Hazard {
     CommandSubstitution,
     /// `<(…)` or `>(…)`.
     ProcessSubstitution,
-    /// `eval`, `trap`, `fc`, `mapfile -C`: a string run as code.
+    /// `eval`, `trap`, `fc`, `mapfile -C`, `compgen -C`, `bind -x`: a string
+    /// run as code.
     Eval,
     /// `source` or `.`.
     Source,

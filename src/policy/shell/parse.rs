@@ -62,9 +62,11 @@ pub(super) fn parse_inline(command: &str) -> Result<ParsedCommand, ParseError> {
 fn parse_here(command: &str) -> Result<ParsedCommand, ParseError> {
     let program = parse_program(command)?;
     let mut walker = Walker::default();
-    walker.program(&program, true);
+    walker.walk(&program, true);
     if walker.overflow {
+        // Deny rules cannot see what was not analysed.
         walker.out.hazards.push(Hazard::TooComplex);
+        walker.dynamic("too many commands or levels to analyse".into());
     }
     Ok(walker.out)
 }
@@ -76,13 +78,53 @@ pub(super) fn options() -> brush_parser::ParserOptions {
     brush_parser::ParserOptions::default()
 }
 
+/// Most here-document rewrites ([`super::continuation::join_heredocs`])
+/// for one string: one per here-document that continues lines.
+const MAX_HEREDOC_REWRITES: usize = 32;
+
+/// A parsed program.
+pub(super) struct Program {
+    pub(super) ast: ast::Program,
+    /// Some here-document with an unquoted delimiter continued lines with
+    /// `\` + newline: the program is bash's reading of the source, with
+    /// those bodies joined.
+    pub(super) joined_heredoc: bool,
+    /// The text parsed (rewritten when `joined_heredoc`): what the words'
+    /// positions point into.
+    pub(super) source: String,
+}
+
 /// Runs brush-parser on `src`, with guards against inputs that would make
-/// it recurse too deeply or panic.
-pub(super) fn parse_program(src: &str) -> Result<ast::Program, ParseError> {
-    precheck(src)?;
+/// it recurse too deeply or panic. An expanding here-document whose body
+/// continues lines is parsed as bash reads it: the source is rewritten
+/// with the pairs deleted, then parsed again.
+pub(super) fn parse_program(src: &str) -> Result<Program, ParseError> {
     let options = options();
+    let mut text = src.to_owned();
+    for round in 0..MAX_HEREDOC_REWRITES {
+        let ast = parse_once(&text, &options)?;
+        match super::continuation::join_heredocs(&text, &options.tokenizer_options()) {
+            Some(joined) => text = joined,
+            None => {
+                return Ok(Program {
+                    ast,
+                    joined_heredoc: round > 0,
+                    source: text,
+                });
+            }
+        }
+    }
+    Err(ParseError::TooComplex)
+}
+
+/// One run of brush-parser on `src`.
+fn parse_once(
+    src: &str,
+    options: &brush_parser::ParserOptions,
+) -> Result<ast::Program, ParseError> {
+    precheck(src)?;
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let mut parser = brush_parser::Parser::new(src.as_bytes(), &options);
+        let mut parser = brush_parser::Parser::new(src.as_bytes(), options);
         parser.parse_program()
     }));
     match result {
@@ -151,11 +193,17 @@ pub(super) struct Walker {
     pub(super) stdin: Option<String>,
     /// Names of the functions whose bodies are being walked.
     functions: Vec<String>,
+    /// The source of the program being walked: the text its words'
+    /// positions point into.
+    pub(super) source: String,
+    /// `source` has a backslash-newline (where brush's tokens can differ
+    /// from bash's, see `classify_ast_word`).
+    pub(super) source_continues_lines: bool,
 }
 
 impl Walker {
     /// Room for one more command?
-    fn room(&mut self) -> bool {
+    pub(super) fn room(&mut self) -> bool {
         let ok = self.out.commands.len() + self.out.nested.len() < MAX_COMMANDS;
         if !ok {
             self.overflow = true;
@@ -207,9 +255,39 @@ impl Walker {
             return false;
         };
         self.depth += 1;
-        self.program(&program, false);
+        self.walk(&program, false);
         self.depth -= 1;
         true
+    }
+
+    /// Walks a parsed program, with its source at hand for the words'
+    /// positions.
+    fn walk(&mut self, program: &Program, direct: bool) {
+        if program.joined_heredoc {
+            self.joined_heredoc();
+        }
+        let outer = std::mem::replace(&mut self.source, program.source.clone());
+        let outer_continues = std::mem::replace(
+            &mut self.source_continues_lines,
+            program.source.contains("\\\n"),
+        );
+        self.program(&program.ast, direct);
+        self.source = outer;
+        self.source_continues_lines = outer_continues;
+    }
+
+    /// A here-document continued lines: bash's reading of it is modelled,
+    /// but no rule is trusted with it (an allow rule never matches, and
+    /// where deny rules exist it is asked).
+    pub(super) fn joined_heredoc(&mut self) {
+        let why = "a backslash-newline in a here-document";
+        let hazard = Hazard::Unmodeled(why.into());
+        if !self.out.hazards.contains(&hazard) {
+            self.out.hazards.push(hazard);
+        }
+        self.dynamic(format!(
+            "{why}: bash joins the lines before it expands the body or looks for its end"
+        ));
     }
 
     /// Walks a list of commands that runs in a subshell of its own
@@ -306,17 +384,17 @@ impl Walker {
                         .push(Hazard::EnvAssignment(f.variable_name.clone()));
                 }
                 for value in f.values.iter().flatten() {
-                    let class = self.classify_word(&value.value);
+                    let class = self.classify_ast_word(value);
                     self.out.hazards.extend(class.hazards);
                 }
                 self.list(&f.body.list, direct);
             }
             C::CaseClause(c) => {
-                let class = self.classify_word(&c.value.value);
+                let class = self.classify_ast_word(&c.value);
                 self.out.hazards.extend(class.hazards);
                 for item in &c.cases {
                     for pattern in &item.patterns {
-                        let class = self.classify_word(&pattern.value);
+                        let class = self.classify_ast_word(pattern);
                         self.out.hazards.extend(class.hazards);
                     }
                     if let Some(cmd) = &item.cmd {
@@ -385,7 +463,7 @@ impl Walker {
         }
         let mut program_has_parameter = false;
         if let Some(name) = &simple.word_or_name {
-            let class = self.classify_word(&name.value);
+            let class = self.classify_ast_word(name);
             program_has_parameter = class.has_parameter;
             cmd.hazards.extend(class.hazards);
             if let Some(var) = named_fd_variable(&name.value) {
@@ -439,7 +517,7 @@ impl Walker {
                 cmd.hazards.extend(hazards);
             }
             I::Word(w) => {
-                let class = self.classify_word(&w.value);
+                let class = self.classify_ast_word(w);
                 cmd.hazards.extend(class.hazards);
                 if let Some(name) = named_fd_variable(&w.value) {
                     cmd.hazards.push(Hazard::EnvAssignment(name.to_owned()));
@@ -447,7 +525,7 @@ impl Walker {
                 cmd.words.push(class.word);
             }
             I::AssignmentWord(assignment, w) => {
-                let class = self.classify_word(&w.value);
+                let class = self.classify_ast_word(w);
                 cmd.hazards.extend(class.hazards);
                 if in_prefix {
                     let name = match &assignment.name {

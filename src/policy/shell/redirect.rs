@@ -19,7 +19,7 @@ impl Walker {
                     vec![Hazard::ProcessSubstitution]
                 }
                 T::Duplicate(w) => {
-                    let class = self.classify_word(&w.value);
+                    let class = self.classify_ast_word(w);
                     let mut hazards = class.hazards;
                     let fd_like = class.word.literal().is_some_and(is_fd_duplication);
                     if !fd_like && matches!(kind, K::DuplicateOutput) {
@@ -35,7 +35,7 @@ impl Walker {
                     hazards
                 }
                 T::Filename(w) => {
-                    let class = self.classify_word(&w.value);
+                    let class = self.classify_ast_word(w);
                     let mut hazards = class.hazards;
                     if !matches!(kind, K::Read) {
                         self.out.output_targets.push(class.word.clone());
@@ -51,7 +51,7 @@ impl Walker {
                 }
             },
             ast::IoRedirect::OutputAndError(w, _append) => {
-                let class = self.classify_word(&w.value);
+                let class = self.classify_ast_word(w);
                 self.out.output_targets.push(class.word.clone());
                 let mut hazards = class.hazards;
                 if !class.word.literal().is_some_and(harmless_sink) {
@@ -59,7 +59,7 @@ impl Walker {
                 }
                 hazards
             }
-            ast::IoRedirect::HereString(_, w) => self.classify_word(&w.value).hazards,
+            ast::IoRedirect::HereString(_, w) => self.classify_ast_word(w).hazards,
             ast::IoRedirect::HereDocument(_, doc) => self.heredoc(doc),
         }
     }

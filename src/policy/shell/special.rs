@@ -12,18 +12,25 @@ pub(crate) const SHELLS: &[&str] = &[
     "rbash",
 ];
 
-/// Programs that run another program given in their arguments.
+/// Programs that run another program given in their arguments (or a
+/// command string given to an option, `su -c`, `env -S`). The policy's
+/// one table: the parser, the guardrails (both readings) and the prefix
+/// proposer use it.
 pub(crate) const WRAPPERS: &[&str] = &[
     "env",
     "sudo",
     "doas",
+    "run0",
     "su",
     "runuser",
     "pkexec",
+    "ksu",
     "sg",
+    "newgrp",
     "xargs",
     "parallel",
     "timeout",
+    "timelimit",
     "nice",
     "nohup",
     "exec",
@@ -32,31 +39,78 @@ pub(crate) const WRAPPERS: &[&str] = &[
     "stdbuf",
     "ionice",
     "chroot",
+    "fakechroot",
     "flock",
+    "lckdo",
     "watch",
     "time",
     "strace",
     "ltrace",
     "setsid",
     "busybox",
+    "toybox",
+    "coreutils",
     "taskset",
     "chrt",
     "numactl",
     "prlimit",
+    "setpriv",
+    "setarch",
+    "linux32",
+    "linux64",
+    "i386",
+    "x86_64",
+    "uname26",
+    "runcon",
+    "choom",
+    "uclampset",
+    "enosys",
+    "capsh",
     "unbuffer",
     "script",
     "systemd-run",
+    "systemd-inhibit",
+    "systemd-cat",
+    "systemd-nspawn",
     "nsenter",
     "unshare",
     "firejail",
+    "bwrap",
+    "proot",
+    "schroot",
+    "nsjail",
+    "minijail0",
     "fakeroot",
+    "eatmydata",
+    "faketime",
+    "chronic",
+    "ifne",
+    "cgexec",
+    "chpst",
+    "gosu",
+    "su-exec",
+    "setuidgid",
+    "envdir",
+    "softlimit",
+    "start-stop-daemon",
+    "daemonize",
+    "cpulimit",
+    "trickle",
+    "nocache",
+    "sshpass",
     "catchsegv",
     "valgrind",
     "torsocks",
+    "torify",
+    "tsocks",
     "proxychains",
     "proxychains4",
     "dbus-run-session",
+    "dbus-launch",
+    "ssh-agent",
     "xvfb-run",
+    "hyperfine",
+    "entr",
 ];
 
 /// The last path component of a program word: `/usr/bin/env` is `env`.
@@ -182,13 +236,8 @@ impl Walker {
                 hazards.push(Hazard::Eval);
                 self.dynamic("fc runs commands from the history".into());
             }
-            "mapfile" | "readarray"
-                if args
-                    .iter()
-                    .any(|a| a.literal().is_none_or(|s| s.starts_with("-C"))) =>
-            {
-                hazards.push(Hazard::Eval);
-                self.dynamic("mapfile -C runs a callback".into());
+            "mapfile" | "readarray" | "compgen" | "complete" | "bind" => {
+                self.code_options(name, args, hazards);
             }
             "source" | "." => {
                 hazards.push(Hazard::Source);
@@ -207,11 +256,14 @@ impl Walker {
             _ if is_shell(name) => self.shell(args, hazards),
             _ if is_wrapper(name) => {
                 hazards.push(Hazard::Wrapper(name.to_owned()));
-                if name == "parallel" {
-                    self.dynamic("parallel runs its arguments or input as commands".into());
+                if matches!(name, "parallel" | "hyperfine" | "entr") {
+                    self.dynamic(format!("{name} runs its arguments or input as commands"));
+                }
+                if name == "env" {
+                    self.env_split_string(args);
                 }
                 if expand_wrappers {
-                    self.wrapped(args);
+                    self.wrapped(name, args);
                 }
             }
             _ => {}
@@ -291,39 +343,6 @@ impl Walker {
         }
     }
 
-    /// The commands a wrapper may run: every tail of its arguments that
-    /// starts with a literal word that is not an option or an assignment
-    /// (`sudo -u root rm x` gives `root rm x`, `rm x` and `x`). Arguments
-    /// that look like command strings (`su -c 'rm x'`, `watch 'rm x'`) are
-    /// parsed too.
-    fn wrapped(&mut self, args: &[Word]) {
-        for (i, arg) in args.iter().enumerate() {
-            let Some(a) = arg.literal() else {
-                // `sudo $CMD`, `env -S "$x"`: an expanded word may be the
-                // program.
-                self.dynamic(format!("a wrapper given an expanded word (`{}`)", raw(arg)));
-                continue;
-            };
-            if a.starts_with("-I") || a.starts_with("-i") || a.starts_with("--replace") {
-                // `xargs -I{} {} x`: the program comes from the input.
-                self.dynamic("xargs -I: the program may come from its input".into());
-            }
-            if a.contains([' ', ';', '|', '&', '\n', '$', '`', '<', '>', '(']) {
-                self.nested_source(a);
-            }
-            if a.is_empty() || a.starts_with(['-', '+']) || a.contains('=') {
-                continue;
-            }
-            let tail = &args[i..];
-            let mut cmd = SimpleCommand {
-                words: tail.to_vec(),
-                ..SimpleCommand::default()
-            };
-            self.special(tail, &mut cmd.hazards, false);
-            self.push(cmd, false);
-        }
-    }
-
     /// `find … -exec CMD … ;` (also `-execdir`, `-ok`, `-okdir`, ending in
     /// `;` or `+`).
     fn find(&mut self, args: &[Word], hazards: &mut Vec<Hazard>) {
@@ -356,13 +375,6 @@ impl Walker {
             }
             i += 1;
         }
-    }
-}
-
-/// A word as written.
-fn raw(w: &Word) -> &str {
-    match w {
-        Word::Literal(s) | Word::Expanded(s) => s,
     }
 }
 
