@@ -1,7 +1,7 @@
 //! bash rule specifiers: `git status` (exactly that argv) or `cargo test *`
 //! (those words, then any words, including none).
 
-use super::loaders::code_loading_option;
+use super::loaders::refused_by_prefix;
 use super::parse::parse_inline;
 use super::special::basename;
 use super::{ParsedCommand, SimpleCommand, Word};
@@ -97,8 +97,14 @@ impl Specifier {
     }
 
     fn matches_one(&self, cmd: &SimpleCommand, by_basename: bool) -> bool {
-        let words = &cmd.words;
-        if by_basename && self.matches_by_options(cmd) {
+        self.matches_as_written(&cmd.words, by_basename)
+            || by_basename && self.matches_after_options(cmd)
+    }
+
+    /// The rule's words against the command's, position by position (or,
+    /// for deny and ask rules naming short options, by `options.rs`).
+    fn matches_as_written(&self, words: &[Word], by_basename: bool) -> bool {
+        if by_basename && self.matches_by_options(words) {
             return true;
         }
         if words.is_empty() || words.len() < self.words.len() {
@@ -127,7 +133,7 @@ impl Specifier {
         }
         // A prefix rule allows the program's own behaviour, not what an
         // option that loads code or config would run.
-        by_basename || code_loading_option(words).is_none()
+        by_basename || refused_by_prefix(words).is_none()
     }
 }
 
@@ -135,21 +141,11 @@ impl Specifier {
     /// Deny and ask rules naming short options: the same options however
     /// the command spells them (`options.rs`). A word only known when the
     /// shell runs it is an operand no rule word equals.
-    fn matches_by_options(&self, cmd: &SimpleCommand) -> bool {
-        let Some(Word::Literal(program)) = cmd.words.first() else {
-            return false;
-        };
-        let want = self.words.first().map(String::as_str);
-        let same_program = match want {
-            Some(w) if !w.contains('/') => basename(program) == w,
-            Some(w) => program == w,
-            None => false,
-        };
-        if !same_program {
+    fn matches_by_options(&self, words: &[Word]) -> bool {
+        if !self.same_program(words) {
             return false;
         }
-        let words: Vec<&str> = cmd
-            .words
+        let words: Vec<&str> = words
             .iter()
             .map(|w| match w {
                 Word::Literal(s) => s.as_str(),
@@ -157,6 +153,51 @@ impl Specifier {
             })
             .collect();
         super::options::matches(&self.words, &words, self.any_tail).unwrap_or(false)
+    }
+
+    /// Deny and ask rules naming a subcommand (`git push *`): the same
+    /// rule on the command read with the options before and between its
+    /// subcommand words left out (`git --no-pager push`, `git -C x push`,
+    /// `kubectl -n prod delete pod x`; `operands.rs`). A word the shell
+    /// expands that could be a subcommand word matches.
+    fn matches_after_options(&self, cmd: &SimpleCommand) -> bool {
+        let sub: Vec<&str> = self
+            .words
+            .iter()
+            .skip(1)
+            .map(String::as_str)
+            .take_while(|w| !super::operands::is_option(w))
+            .collect();
+        if sub.is_empty() || !self.same_program(&cmd.words) {
+            return false;
+        }
+        let args = &cmd.words[1..];
+        let readings = super::operands::readings(&sub, args);
+        if readings.expanded {
+            return true;
+        }
+        readings.ends.iter().any(|&end| {
+            let view: Vec<Word> = cmd.words[..1]
+                .iter()
+                .cloned()
+                .chain(sub.iter().map(|w| Word::Literal((*w).to_owned())))
+                .chain(args[end..].iter().cloned())
+                .collect();
+            self.matches_as_written(&view, true)
+        })
+    }
+
+    /// The command's program is the rule's: by its last path component
+    /// unless the rule names a path.
+    fn same_program(&self, words: &[Word]) -> bool {
+        let Some(Word::Literal(program)) = words.first() else {
+            return false;
+        };
+        match self.words.first().map(String::as_str) {
+            Some(w) if !w.contains('/') => basename(program) == w,
+            Some(w) => program == w,
+            None => false,
+        }
     }
 }
 
@@ -262,6 +303,67 @@ mod tests {
         assert!(!spec("/bin/rm *").matches_any(&p("rm x")));
         assert!(spec("*").matches_all(&p("anything at all")));
         assert!(!spec("*").matches_all(&p("")));
+    }
+
+    #[test]
+    fn deny_rules_see_past_options_before_the_subcommand() {
+        let p = |c: &str| parse(c).unwrap();
+        for (rule, c) in [
+            ("git push *", "git --no-pager push origin HEAD:main"),
+            ("git push *", "git -P push --force x"),
+            ("git push *", "git -C x -c a=b push"),
+            ("git push *", "sudo git --git-dir=.git push"),
+            ("git push", "git --no-pager push"),
+            ("git push -f *", "git -C x push -f"),
+            ("git push --force *", "git -P push --force"),
+            ("cargo publish *", "cargo -q publish"),
+            ("cargo publish *", "cargo +nightly publish"),
+            ("kubectl delete pod *", "kubectl delete -n prod pod x"),
+            ("git push *", "git $SUB origin"),
+            ("git push *", "git p*sh origin"),
+        ] {
+            let words = &p(c).commands.last().unwrap().words.clone();
+            assert!(spec(rule).matches_any(&p(c)), "{rule} should deny {c}");
+            // CONTROL: compared position by position, the rule misses it.
+            let nested = p(c).nested.first().map(|n| n.words.clone());
+            let as_written = |w: &[Word]| spec(rule).matches_as_written(w, true);
+            assert!(
+                !as_written(words) && !nested.as_deref().is_some_and(as_written),
+                "{rule} should not match {c} as written"
+            );
+            // Allow rules do not get broader.
+            assert!(!spec(rule).matches_all(&p(c)), "{rule} allowed {c}");
+        }
+        for (rule, c) in [
+            ("git push *", "git stash push"),
+            ("git push *", "git log push"),
+            ("git push", "git --no-pager push origin"),
+            ("git push -f *", "git -P push origin"),
+            ("git push *", "git pu*x"),
+        ] {
+            assert!(!spec(rule).matches_any(&p(c)), "{rule} denied {c}");
+        }
+    }
+
+    #[test]
+    fn prefix_rules_refuse_options_that_run_or_write() {
+        let p = |c: &str| parse(c).unwrap();
+        for (rule, c) in [
+            ("git grep *", "git grep -O'touch PWNED' hello"),
+            ("git *", "git -P grep -iOx hello"),
+            (
+                "git difftool *",
+                "git difftool -y -x 'touch PWNED' --no-index a b",
+            ),
+            ("git clone *", "git clone -u 'x; git-upload-pack' . y"),
+            ("sort *", "sort -o victim.rs in"),
+            ("uniq *", "uniq in victim"),
+            ("curl *", "curl -o victim http://h/"),
+        ] {
+            assert!(!spec(rule).matches_all(&p(c)), "{rule} allowed {c}");
+            // CONTROL: deny and ask rules (which do not refuse) match it.
+            assert!(spec(rule).matches_any(&p(c)), "{rule} should match {c}");
+        }
     }
 
     #[test]

@@ -20,14 +20,18 @@
 mod ansi_c;
 mod braces;
 mod classify;
+mod git;
 mod loaders;
 mod matcher;
+mod operands;
 mod options;
+mod optword;
 mod parse;
 mod prefix;
 mod redirect;
 mod safe;
 mod special;
+mod writes;
 
 use std::fmt;
 

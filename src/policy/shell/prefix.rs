@@ -270,7 +270,7 @@ pub fn propose_prefix(parsed: &ParsedCommand) -> Option<String> {
 fn prefix_of(cmd: &SimpleCommand) -> Option<String> {
     let program = cmd.program()?;
     // A prefix rule would not match it anyway (see `loaders.rs`).
-    if super::loaders::code_loading_option(&cmd.words).is_some() {
+    if super::loaders::refused_by_prefix(&cmd.words).is_some() {
         return None;
     }
     let plain = !program.is_empty()
