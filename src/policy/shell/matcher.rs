@@ -1,5 +1,9 @@
-//! bash rule specifiers: `git status` (exactly that argv) or `cargo test *`
-//! (those words, then any words, including none).
+//! bash rule specifiers: `git status` (exactly that argv), `cargo test *`
+//! (those words, then any words, including none) or `=rm -f *` (exactly
+//! this command line, as text: nothing in it is a wildcard). "Always" on
+//! the prompt's "this exact command" saves the last form
+//! ([`exact_specifier`]), so that a command ending in ` *` (`rm -f *`,
+//! `rm -rf build # *`) cannot become a prefix rule.
 
 use super::loaders::refused_by_prefix;
 use super::parse::parse_inline;
@@ -13,6 +17,17 @@ pub struct Specifier {
     words: Vec<String>,
     /// A final ` *`: any further words.
     any_tail: bool,
+    /// `=TEXT`: exactly this command line (trimmed); `words` is empty.
+    exact: Option<String>,
+}
+
+/// The marker of an exact specifier: `bash(=make test)`.
+const EXACT: char = '=';
+
+/// The specifier that matches exactly `command` and nothing else:
+/// `=` and the command's text, trimmed. No word of it is a pattern.
+pub fn exact_specifier(command: &str) -> String {
+    format!("{EXACT}{}", command.trim())
 }
 
 /// Why a specifier is not valid. An invalid specifier matches nothing.
@@ -30,10 +45,22 @@ pub enum SpecifierError {
 }
 
 impl Specifier {
-    /// Parses `cargo test *`, `git status`, `"my tool" --flag`. A `*` is
-    /// only a wildcard as the last word, alone; elsewhere it is an error.
+    /// Parses `cargo test *`, `git status`, `"my tool" --flag`, `=ls
+    /// *.rs`. A `*` is only a wildcard as the last word, alone, of a
+    /// specifier not starting with `=`; elsewhere it is an error.
     pub fn parse(specifier: &str) -> Result<Self, SpecifierError> {
         let s = specifier.trim();
+        if let Some(text) = s.strip_prefix(EXACT) {
+            let text = text.trim();
+            if text.is_empty() {
+                return Err(SpecifierError::Empty);
+            }
+            return Ok(Self {
+                words: Vec::new(),
+                any_tail: false,
+                exact: Some(text.to_owned()),
+            });
+        }
         if s.is_empty() {
             return Err(SpecifierError::Empty);
         }
@@ -48,6 +75,7 @@ impl Specifier {
             return Ok(Self {
                 words: Vec::new(),
                 any_tail,
+                exact: None,
             });
         }
         let parsed = parse_inline(head)
@@ -68,36 +96,53 @@ impl Specifier {
         if words.is_empty() {
             return Err(not_literal());
         }
-        Ok(Self { words, any_tail })
+        Ok(Self {
+            words,
+            any_tail,
+            exact: None,
+        })
+    }
+
+    /// An exact specifier (`=…`) and the whole command line is its text.
+    fn matches_exactly(&self, parsed: &ParsedCommand) -> bool {
+        self.exact
+            .as_deref()
+            .is_some_and(|text| parsed.source.trim() == text)
     }
 
     /// Allow rules: every command the shell runs directly matches (the
     /// program compared exactly: `/usr/bin/git` is not `git`), and nothing
     /// in the command is a hazard. A prefix rule (`cargo test *`) does not
     /// match a command with an option that loads code or config
-    /// (`--config`, `-Z`, `git -c` …, see `loaders.rs`). An empty command
-    /// matches nothing.
+    /// (`--config`, `-Z`, `git -c` …, see `loaders.rs`). An exact
+    /// specifier matches the command line with that text, when it has no
+    /// hazard either. An empty command matches nothing.
     pub fn matches_all(&self, parsed: &ParsedCommand) -> bool {
         parsed.is_hazard_free()
             && !parsed.commands.is_empty()
-            && parsed.commands.iter().all(|c| self.matches_one(c, false))
+            && (self.matches_exactly(parsed)
+                || parsed.commands.iter().all(|c| self.matches_one(c, false)))
     }
 
     /// Deny and ask rules: some command matches, direct or nested (in a
     /// substitution, under a wrapper, in a `bash -c` string …); the
     /// program is compared by its last path component (`/bin/rm` is `rm`)
-    /// unless the rule names a path.
+    /// unless the rule names a path. An exact specifier matches the command
+    /// line with its text.
     pub fn matches_any(&self, parsed: &ParsedCommand) -> bool {
-        parsed
-            .commands
-            .iter()
-            .chain(parsed.nested.iter())
-            .chain(parsed.brace_expanded.iter())
-            .any(|c| self.matches_one(c, true))
+        self.matches_exactly(parsed)
+            || parsed
+                .commands
+                .iter()
+                .chain(parsed.nested.iter())
+                .chain(parsed.brace_expanded.iter())
+                .any(|c| self.matches_one(c, true))
     }
 
+    /// One simple command (an exact specifier matches none: it is about
+    /// the whole command line).
     fn matches_one(&self, cmd: &SimpleCommand, by_basename: bool) -> bool {
-        self.matches_as_written(&cmd.words, by_basename)
+        self.exact.is_none() && self.matches_as_written(&cmd.words, by_basename)
             || by_basename && self.matches_after_options(cmd)
     }
 
@@ -222,6 +267,12 @@ pub fn allowed_by(specifiers: &[&str], parsed: &ParsedCommand) -> Option<Vec<usi
         .iter()
         .map(|s| Specifier::parse(s).ok())
         .collect();
+    if let Some(i) = parsed_specs
+        .iter()
+        .position(|s| s.as_ref().is_some_and(|s| s.matches_exactly(parsed)))
+    {
+        return Some(vec![i]);
+    }
     let mut used = Vec::new();
     for cmd in &parsed.commands {
         let i = parsed_specs
@@ -255,14 +306,16 @@ mod tests {
             spec("cargo test *"),
             Specifier {
                 words: vec!["cargo".into(), "test".into()],
-                any_tail: true
+                any_tail: true,
+                exact: None,
             }
         );
         assert_eq!(
             spec("  git   status "),
             Specifier {
                 words: vec!["git".into(), "status".into()],
-                any_tail: false
+                any_tail: false,
+                exact: None,
             }
         );
         assert_eq!(spec("'my tool' \"a b\"").words, vec!["my tool", "a b"]);
@@ -364,6 +417,57 @@ mod tests {
             // CONTROL: deny and ask rules (which do not refuse) match it.
             assert!(spec(rule).matches_any(&p(c)), "{rule} should match {c}");
         }
+    }
+
+    #[test]
+    fn exact_specifiers_match_that_command_line_only() {
+        let p = |c: &str| parse(c).unwrap();
+        for (command, others) in [
+            (
+                "rm -f *",
+                &["rm -f ../../anything", "rm -f * x", "rm -f"][..],
+            ),
+            ("git add *", &["git add ../x", "git add -A"][..]),
+            (
+                "rm -rf build # *",
+                &["rm -rf build /home/u/project", "rm -rf build"][..],
+            ),
+            ("ls -la *", &["ls -la /etc", "ls -la"][..]),
+            (
+                "cargo build && cargo test",
+                &["cargo build", "cargo test"][..],
+            ),
+        ] {
+            let exact = spec(&exact_specifier(command));
+            assert!(exact.matches_all(&p(command)), "{command}");
+            assert!(
+                exact.matches_all(&p(&format!("  {command}\n"))),
+                "{command}"
+            );
+            assert_eq!(
+                allowed_by(&["git status", &exact_specifier(command)], &p(command)),
+                Some(vec![1])
+            );
+            for other in others {
+                assert!(!exact.matches_all(&p(other)), "{command} allowed {other}");
+                assert_eq!(allowed_by(&[&exact_specifier(command)], &p(other)), None);
+            }
+        }
+        // CONTROL: the same text as a plain rule (what "always" saved
+        // before) is a prefix rule.
+        assert!(spec("rm -f *").matches_all(&p("rm -f ../../anything")));
+        assert!(spec("rm -rf build # *").matches_all(&p("rm -rf build /home/u/project")));
+        assert!(spec("*").matches_all(&p("rm -rf x")));
+        // `*` alone: as a plain rule, everything; exact, nothing else (and
+        // not itself: a glob as the program is a hazard).
+        assert!(!spec(&exact_specifier("*")).matches_all(&p("rm -rf x")));
+        // Like every allow rule, never a command with a hazard; deny and
+        // ask rules see the text all the same.
+        let redirect = spec(&exact_specifier("ls > out"));
+        assert!(!redirect.matches_all(&p("ls > out")));
+        assert!(redirect.matches_any(&p("ls > out")));
+        assert!(!redirect.matches_any(&p("ls > other")));
+        assert_eq!(Specifier::parse("= "), Err(SpecifierError::Empty));
     }
 
     #[test]

@@ -37,7 +37,8 @@ use std::fmt;
 
 pub use braces::expand as brace_expand;
 pub use matcher::{
-    Specifier, SpecifierError, allowed_by, specifier_matches, specifier_matches_any,
+    Specifier, SpecifierError, allowed_by, exact_specifier, specifier_matches,
+    specifier_matches_any,
 };
 pub use parse::parse;
 pub use prefix::propose_prefix;
@@ -49,6 +50,9 @@ pub use special::{basename, is_shell, is_wrapper};
 /// A command parsed for matching.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ParsedCommand {
+    /// The command as given to [`parse`], for exact rules (`bash(=…)`);
+    /// empty for a command parsed otherwise.
+    pub source: String,
     /// The simple commands the shell runs directly, in source order: the
     /// parts of lists and pipelines, and the commands inside subshells,
     /// `{ }` groups and `if`/`while`/`until`/`for`/`case` bodies.

@@ -326,7 +326,7 @@ fn is_subcommand(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse, specifier_matches};
+    use super::super::{Word, parse, specifier_matches};
     use super::*;
 
     fn propose(c: &str) -> Option<String> {
@@ -381,6 +381,45 @@ mod tests {
             "",
         ] {
             assert_eq!(propose(c), None, "{c}");
+        }
+    }
+
+    #[test]
+    fn a_proposal_reads_back_as_the_words_it_was_made_of() {
+        // "Always this prefix" saves `bash(<proposal>)`: whatever the
+        // agent wrote, the rule is the command's leading words then ` *`,
+        // and nothing in them is read as a pattern or an exact form.
+        for c in [
+            "cargo test # *",
+            "cargo test -- *",
+            "make build '*'",
+            "make 'a b' x",
+            "make \\* x",
+            "npm run build:prod *",
+            "cargo +nightly test",
+            "make =x y",
+            "ls '=x'",
+            "./run.sh a b",
+        ] {
+            let parsed = parse(c).unwrap();
+            let Some(p) = propose_prefix(&parsed) else {
+                // A toolchain, a glob that may be an npm option.
+                assert!(
+                    c.contains('+') || c.ends_with('*'),
+                    "{c} should get a proposal"
+                );
+                continue;
+            };
+            let spec = super::super::Specifier::parse(&p).unwrap();
+            let head = p.strip_suffix(" *").unwrap();
+            let argv: Vec<&str> = parsed.commands[0]
+                .words
+                .iter()
+                .map_while(Word::literal)
+                .collect();
+            let words: Vec<&str> = head.split(' ').collect();
+            assert!(argv.starts_with(&words), "{c}: {p}");
+            assert!(spec.matches_all(&parsed), "{p} should match {c}");
         }
     }
 
