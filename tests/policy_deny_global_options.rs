@@ -1,6 +1,7 @@
 //! Deny and ask rules and options before the subcommand (review F3): with
 //! `deny bash(git push *)`, `git --no-pager push`, `git -P push --force`,
-//! `git -C . push`, `git -c k=v push` are denied too; the same for `cargo
+//! `git -C . push`, `git -c k=v push`, `git -c alias.p=push p` are denied
+//! too; the same for `cargo
 //! -q publish`, `cargo +stable publish`, `npm --silent publish`, `kubectl
 //! -n prod delete`, `docker --log-level debug rm` under their rules, and
 //! README's `ask bash(cargo publish *)` asks for them. Allow rules do not
@@ -153,6 +154,8 @@ const GIT_PUSHES: &[&str] = &[
     "git -c push.default=current push origin HEAD:main",
     "git --git-dir=.git push origin HEAD:main",
     "git --no-pager -c x.y=z push origin HEAD:main",
+    "git -c alias.p=push p origin HEAD:main",
+    "git -c alias.p='!git push' p origin HEAD:main",
 ];
 
 #[test]

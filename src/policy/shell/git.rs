@@ -281,6 +281,25 @@ pub(super) fn risky_argument(args: &[Word]) -> Option<String> {
     None
 }
 
+/// Config keys that can make a subcommand name stand for another command:
+/// aliases, and included files (which may hold aliases).
+const ALIAS_KEYS: &[&str] = &["alias.", "include.", "includeif."];
+
+/// Does this git command set, on its command line, configuration that can
+/// define an alias (`git -c alias.p=push p`, `-calias.p=…`,
+/// `--config-env=alias.p=VAR`, `-c include.path=F`)? Then its subcommand
+/// may be any command, which deny and ask rules assume.
+pub(super) fn may_define_alias(args: &[Word]) -> bool {
+    args.iter().filter_map(Word::literal).any(|w| {
+        let key = w
+            .strip_prefix("--config-env=")
+            .or_else(|| w.strip_prefix("-c"))
+            .unwrap_or(w)
+            .to_ascii_lowercase();
+        ALIAS_KEYS.iter().any(|k| key.starts_with(k))
+    })
+}
+
 /// `arg` spells `option` as git's parse-options reads it.
 fn spells(arg: &str, option: &str) -> bool {
     super::optword::spells(arg, option, Style::Clusters)
@@ -366,6 +385,24 @@ mod tests {
             "git archive *",
         ] {
             assert!(risky(c).is_some(), "{c}");
+        }
+    }
+
+    #[test]
+    fn aliases_defined_on_the_command_line() {
+        let args = |c: &str| parse(c).unwrap().commands[0].words[1..].to_vec();
+        for c in [
+            "git -c alias.p=push p origin",
+            "git -c Alias.p='!git push' p",
+            "git -calias.p=push p",
+            "git --config-env=alias.p=X p",
+            "git -c include.path=/tmp/cfg p",
+            "git -c includeIf.onbranch:main.path=x p",
+        ] {
+            assert!(may_define_alias(&args(c)), "{c}");
+        }
+        for c in ["git -c color.ui=never status", "git log --grep=alias.x"] {
+            assert!(!may_define_alias(&args(c)), "{c}");
         }
     }
 

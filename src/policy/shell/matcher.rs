@@ -218,7 +218,10 @@ impl Specifier {
         }
         let args = &cmd.words[1..];
         let readings = super::operands::readings(&sub, args);
-        if readings.expanded {
+        // An expanded word, or a git alias defined on the command line,
+        // may stand for the subcommand.
+        let program = cmd.program().map(basename);
+        if readings.expanded || program == Some("git") && super::git::may_define_alias(args) {
             return true;
         }
         readings.ends.iter().any(|&end| {
@@ -374,6 +377,7 @@ mod tests {
             ("kubectl delete pod *", "kubectl delete -n prod pod x"),
             ("git push *", "git $SUB origin"),
             ("git push *", "git p*sh origin"),
+            ("git push *", "git -c alias.p=push p origin"),
         ] {
             let words = &p(c).commands.last().unwrap().words.clone();
             assert!(spec(rule).matches_any(&p(c)), "{rule} should deny {c}");
