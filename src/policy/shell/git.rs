@@ -258,6 +258,13 @@ pub(super) fn risky_argument(args: &[Word]) -> Option<String> {
             Word::Expanded(raw) if !options_end && table.is_some() && may_expand_to_option(raw) => {
                 return Some(raw.clone());
             }
+            // It may be an operand that runs what follows (`f*` beside a
+            // file named `foreach`).
+            Word::Expanded(raw)
+                if first_operand && table.is_some_and(|t| !t.operands.is_empty()) =>
+            {
+                return Some(raw.clone());
+            }
             Word::Expanded(_) => {
                 first_operand = false;
                 continue;
@@ -383,6 +390,9 @@ mod tests {
             "git $X log",
             "git log --foo-command=x",
             "git archive *",
+            "git archive \"-o\"*",
+            "git submodule f*",
+            "git submodule $cmd",
         ] {
             assert!(risky(c).is_some(), "{c}");
         }

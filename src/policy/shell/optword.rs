@@ -61,13 +61,14 @@ pub(super) fn long_name(arg: &str) -> Option<&str> {
     (!name.is_empty()).then_some(name)
 }
 
-/// An unquoted word the shell expands (`*`, `-o*`, `{-o,x}`, `@(…)`) that
-/// may become a word starting with `-`, an option: a glob that can match
-/// a leading `-`, a brace expansion, an extended glob. Parameters are not
-/// counted (what a variable holds is set by an earlier command; README
-/// says so).
+/// A word the shell expands (`*`, `-o*`, `"-o"*`, `{-o,x}`, `@(…)`) that
+/// may become a word starting with `-`, an option: anything but a word
+/// whose first character (after opening quotes) is an ordinary one (`a*`,
+/// `src/*`, `'src'/*`, `~/x`) or a parameter (`$x`, `"$x"`: what a
+/// variable holds is set by an earlier command; README says so).
 pub(super) fn may_expand_to_option(raw: &str) -> bool {
-    raw.starts_with(['*', '?', '[', '-']) || raw.contains(['{', '('])
+    let first = raw.trim_start_matches(['"', '\'']).chars().next();
+    !first.is_some_and(|c| c.is_ascii_alphanumeric() || "$`./_~,=%:".contains(c))
 }
 
 #[cfg(test)]
@@ -101,10 +102,14 @@ mod tests {
 
     #[test]
     fn expansions_that_may_be_options() {
-        for raw in ["*", "?x", "[-]o", "-o*", "{-o,x}", "@(-o)", "a{b,c}"] {
+        for raw in [
+            "*", "?x", "[-]o", "-o*", "{-o,x}", "@(-o)", "\"-o\"*", "'-'*", "\\-o*",
+        ] {
             assert!(may_expand_to_option(raw), "{raw}");
         }
-        for raw in ["src/*", "$x", "\"$x\"", "~/x", "a*"] {
+        for raw in [
+            "src/*", "$x", "\"$x\"", "~/x", "a*", "a{b,c}", "'src'/*", "./*",
+        ] {
             assert!(!may_expand_to_option(raw), "{raw}");
         }
     }
