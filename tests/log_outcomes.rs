@@ -115,7 +115,7 @@ async fn human_log_says_who_decided_every_call() {
         (13, &["edit_file", "edit notes.txt (+1 −1)"]),
         (
             14,
-            &["approved by session grant bash(echo granted)", "→ ok"],
+            &["approved by session grant bash(=echo granted)", "→ ok"],
         ),
     ];
     for (id, parts) in wants {
@@ -134,7 +134,7 @@ async fn human_log_says_who_decided_every_call() {
     for event in [
         "started on",
         "agent agent-a connected (1.0)",
-        "you granted for this session: bash(echo granted)",
+        "you granted for this session: bash(=echo granted)",
         "agent agent-b disconnected",
         "session ended: test done",
     ] {

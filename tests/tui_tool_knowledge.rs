@@ -49,7 +49,7 @@ fn command_choices(
         label: "this exact command".into(),
         grant: GrantScope::ExactCommand(exact.into()),
         tools,
-        rules: vec![format!("{tool}({exact})")],
+        rules: vec![format!("{tool}(={exact})")],
     }];
     if let Some(p) = prefix {
         out.push(ScopeChoice {
@@ -68,8 +68,8 @@ fn file_choice(real: &Path, shown: &str) -> Vec<ScopeChoice> {
         grant: GrantScope::File(real.to_path_buf()),
         tools: &["write_file", "edit_file"],
         rules: vec![
-            format!("write_file({shown})"),
-            format!("edit_file({shown})"),
+            format!("write_file(={shown})"),
+            format!("edit_file(={shown})"),
         ],
     }]
 }

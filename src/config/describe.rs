@@ -30,6 +30,7 @@ pub fn describe(loaded: &LoadedConfig) -> String {
         let line = format!("{key} = {value}");
         let _ = writeln!(out, "{line:<width$}  # {}", source_of(loaded, key));
     }
+    let _ = writeln!(out, "{RULE_FORMS}");
     for action in ["deny", "ask", "allow"] {
         let rules: Vec<_> = loaded
             .rules
@@ -49,6 +50,13 @@ pub fn describe(loaded: &LoadedConfig) -> String {
     }
     out
 }
+
+/// What the rules' specifiers mean (README's Policy section says more).
+const RULE_FORMS: &str = "\
+# rules: tool = every call; bash(cargo test *) = those words, then anything;
+#   bash(git status) = exactly those words; bash(=TEXT) = exactly this command
+#   line, nothing in it a pattern (what \"always\" saves for one command);
+#   write_file(src/**) = a glob; write_file(=PATH) = exactly this file";
 
 fn flatten(prefix: &str, v: &toml::Value, out: &mut Vec<(String, String)>) {
     match v {

@@ -43,17 +43,21 @@ impl GrantScope {
 
     /// The grant written as a rule for each of `tools`, the tools whose
     /// calls it stands for as the call's tool said (its grant shape's
-    /// `rule_tools`): `bash(cargo test *)`; `write_file(a.rs), edit_file(a.rs)`.
-    /// With no tools, the specifier alone.
+    /// `rule_tools`): `bash(cargo test *)`; `bash(=rm -f *)`;
+    /// `write_file(=a.rs), edit_file(=a.rs)`. The exact command and the
+    /// file are written in the exact form (`=…`), which no rule parser
+    /// reads as a pattern: the rule means what the grant does. With no
+    /// tools, the specifier alone.
     pub fn rule_text(&self, tools: &[&str], workspace: &Path) -> String {
         let specifier = match self {
-            GrantScope::ExactCommand(c) => c.clone(),
+            GrantScope::ExactCommand(c) => super::shell::exact_specifier(c),
             GrantScope::Prefix(p) => format!("{p} *"),
-            GrantScope::File(f) => f
-                .strip_prefix(workspace)
-                .unwrap_or(f.as_path())
-                .display()
-                .to_string(),
+            GrantScope::File(f) => super::paths::exact_specifier(
+                &f.strip_prefix(workspace)
+                    .unwrap_or(f.as_path())
+                    .display()
+                    .to_string(),
+            ),
         };
         if tools.is_empty() {
             return specifier;
@@ -155,7 +159,7 @@ mod tests {
             ws,
         );
         assert_eq!(a.rule, "bash(cargo test *)");
-        assert_eq!(b.rule, "write_file(src/main.rs), edit_file(src/main.rs)");
+        assert_eq!(b.rule, "write_file(=src/main.rs), edit_file(=src/main.rs)");
         assert_eq!(b.tools, ["write_file", "edit_file"]);
         assert_eq!(g.list().len(), 2);
         assert_eq!(g.revoke(a.id).map(|x| x.id), Some(a.id));
@@ -167,17 +171,17 @@ mod tests {
     fn the_rule_names_the_tools_the_call_said_not_a_name_in_policy() {
         let ws = Path::new("/ws");
         let exact = GrantScope::ExactCommand("make test".into());
-        assert_eq!(exact.rule_text(&["run"], ws), "run(make test)");
+        assert_eq!(exact.rule_text(&["run"], ws), "run(=make test)");
         let prefix = GrantScope::Prefix("cargo test".into());
         assert_eq!(prefix.rule_text(&["sh"], ws), "sh(cargo test *)");
         let file = GrantScope::File(PathBuf::from("/ws/a.rs"));
         assert_eq!(
             file.rule_text(&["save", "patch"], ws),
-            "save(a.rs), patch(a.rs)"
+            "save(=a.rs), patch(=a.rs)"
         );
         assert_eq!(
             GrantScope::File(PathBuf::from("/elsewhere/a.rs")).rule_text(&["save"], ws),
-            "save(/elsewhere/a.rs)"
+            "save(=/elsewhere/a.rs)"
         );
         assert_eq!(prefix.rule_text(&[], ws), "cargo test *");
     }

@@ -173,4 +173,36 @@ mod tests {
         assert_eq!(parsed["allow"].as_array().unwrap()[0].as_str(), Some("ls"));
         assert_eq!(parsed["limits"]["timeout_secs"].as_integer(), Some(5));
     }
+
+    #[test]
+    fn any_rule_text_round_trips() {
+        // Exact rules carry the agent's command verbatim: quotes, escapes,
+        // newlines, TOML's own delimiters, control characters.
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(".airlock.toml");
+        std::fs::write(&p, "allow = [\n    \"ls\",\n]\n").unwrap();
+        let rules = [
+            "bash(=rm -f *)",
+            r#"bash(=echo "a'b" '"c"' \\ # """ ''' *)"#,
+            "bash(=printf 'x\\n'\n\trm -rf y\r *)",
+            "bash(=echo \u{7}\u{1b}[31m \u{202e} \u{fffd} ]\" = 1)",
+            r#"write_file(=a]"b\c.rs)"#,
+        ];
+        for r in rules {
+            assert!(append_rule(&p, Action::Allow, r).unwrap(), "{r:?}");
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let parsed: toml::Table = toml::from_str(&text).unwrap();
+        let allow: Vec<&str> = parsed["allow"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(allow[0], "ls");
+        assert_eq!(&allow[1..], rules, "{text}");
+        for r in rules {
+            assert!(!append_rule(&p, Action::Allow, r).unwrap(), "{r:?} twice");
+        }
+    }
 }

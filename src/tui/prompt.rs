@@ -140,18 +140,21 @@ pub fn choices(call: &CallInfo) -> Vec<ScopeChoice> {
             label: format!("writes to {shown}"),
             grant: GrantScope::File(path.clone()),
             tools: rule_tools,
-            rules: rules(rule_tools, shown),
+            rules: rules(rule_tools, &crate::policy::paths::exact_specifier(shown)),
         }],
     }
 }
 
 /// The exact command and, when the shell model proposes one, a prefix.
+/// "Always" saves the exact command in the exact form (`bash(=rm -f *)`),
+/// which matches that command line only: written as a plain rule, a
+/// command ending in ` *` would be a prefix rule.
 fn command_choices(cmd: &str, rule_tools: &'static [&'static str]) -> Vec<ScopeChoice> {
     let mut out = vec![ScopeChoice {
         label: "this exact command".into(),
         grant: GrantScope::ExactCommand(cmd.to_string()),
         tools: rule_tools,
-        rules: rules(rule_tools, cmd.trim()),
+        rules: rules(rule_tools, &crate::policy::shell::exact_specifier(cmd)),
     }];
     if let Ok(parsed) = crate::policy::shell::parse(cmd)
         && let Some(prefix) = crate::policy::shell::propose_prefix(&parsed)
@@ -327,6 +330,35 @@ mod tests {
     }
 
     #[test]
+    fn always_saves_the_exact_command_as_a_rule_matching_it_only() {
+        use crate::policy::shell::{parse, specifier_matches};
+        use crate::policy::{Action, Rule};
+        for (cmd, other) in [
+            ("rm -f *", "rm -f ../../anything"),
+            ("rm -rf build # *", "rm -rf build /home/u/project"),
+            ("git add *", "git add ../x"),
+        ] {
+            let c = choices(&call(1, cmd));
+            assert_eq!(c[0].rules, [format!("bash(={cmd})")], "shown and saved");
+            let rule = Rule::parse(Action::Allow, &c[0].rules[0], "f").unwrap();
+            assert_eq!(rule.text(), c[0].rules[0]);
+            let spec = rule.specifier.unwrap();
+            assert!(specifier_matches(&spec, &parse(cmd).unwrap()), "{cmd}");
+            assert!(!specifier_matches(&spec, &parse(other).unwrap()), "{other}");
+            // CONTROL: the command as a plain rule covers the other one.
+            assert!(specifier_matches(cmd, &parse(other).unwrap()), "{other}");
+        }
+        // A file: its exact path, never a pattern.
+        let mut file = call(2, "x");
+        file.grant = GrantShape::File {
+            path: "/ws/*".into(),
+            shown: "*".into(),
+            rule_tools: &["write_file"],
+        };
+        assert_eq!(choices(&file)[0].rules, ["write_file(=*)"]);
+    }
+
+    #[test]
     fn the_choices_come_from_the_grant_shape_not_the_tool_name() {
         // Another name, the same shape: the same choices, its own rules.
         let mut run = call(1, "cargo test --release foo");
@@ -339,7 +371,7 @@ mod tests {
         let bash = choices(&call(1, "cargo test --release foo"));
         let grants = |c: &[ScopeChoice]| c.iter().map(|c| c.grant.clone()).collect::<Vec<_>>();
         assert_eq!(grants(&c), grants(&bash));
-        assert_eq!(c[0].rules, ["run(cargo test --release foo)"]);
+        assert_eq!(c[0].rules, ["run(=cargo test --release foo)"]);
         assert_eq!(c[1].rules, ["run(cargo test *)"]);
         assert_eq!((c[0].tools, c[1].tools), (&["run"][..], &["run"][..]));
         // Named bash, with a command argument, but no grant shape: nothing.
@@ -360,7 +392,7 @@ mod tests {
                 label: "writes to src/a.rs".into(),
                 grant: GrantScope::File("/ws/src/a.rs".into()),
                 tools: &["save", "patch"],
-                rules: vec!["save(src/a.rs)".into(), "patch(src/a.rs)".into()],
+                rules: vec!["save(=src/a.rs)".into(), "patch(=src/a.rs)".into()],
             }]
         );
     }

@@ -1,31 +1,29 @@
 //! Options that make a program load code or configuration named on the
 //! command line (`cargo --config 'target.x.runner=[…]'`, `git -c
-//! core.pager=…`, `npm --script-shell=…`, `make SHELL=…`). A prefix rule
-//! (`cargo test *`) never matches a command using one of them: the rule
-//! was granted for the program's own behaviour, not for whatever such an
-//! option runs. Exact rules (no ` *`) match as written.
+//! core.pager=…`, `npm --script-shell=…`, `make SHELL=…`), and, from
+//! `writes.rs` and `git.rs`, options that run a command or write a file
+//! named there (`sort -o F`, `git grep -O'cmd'`, `git clone -u …`). A
+//! prefix rule (`cargo test *`) never matches a command using one of them:
+//! the rule was granted for the program's own behaviour, not for whatever
+//! such an option runs or overwrites. Exact rules (no ` *`) match as
+//! written.
 //!
 //! Long options are compared by prefix as well (`--conf` is `--config`
-//! for git and npm, which accept abbreviations), and short options
-//! wherever they start a word (`-Zbuild-std`, `-C dir`, `-fMakefile`).
+//! for git and npm, which accept abbreviations), short options wherever
+//! they start a word (`-Zbuild-std`, `-C dir`, `-fMakefile`) and, for
+//! programs whose short options cluster, anywhere in a cluster (`make
+//! -sfMakefile`, `rsync -avze cmd`). A word the shell expands that could
+//! become such an option (a glob matching a file named `-o…`, a brace
+//! expansion) counts as one.
 
 use super::Word;
+use super::optword::{Style, may_expand_to_option, spells};
 use super::special::basename;
-
-/// Where an option counts.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum At {
-    /// Anywhere after the program.
-    Anywhere,
-    /// Only before the first operand (git's global options: `git -C x
-    /// log`, but `git log -C` is copy detection).
-    BeforeSubcommand,
-}
 
 /// One program's code- or config-loading options.
 struct Loader {
     programs: &'static [&'static str],
-    at: At,
+    style: Style,
     options: &'static [&'static str],
 }
 
@@ -33,40 +31,12 @@ struct Loader {
 const LOADERS: &[Loader] = &[
     Loader {
         programs: &["cargo"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &["--config", "-Z", "--manifest-path", "-C"],
     },
     Loader {
-        programs: &["git"],
-        at: At::BeforeSubcommand,
-        options: &[
-            "-c",
-            "-C",
-            "--exec-path",
-            "--git-dir",
-            "--work-tree",
-            "--config-env",
-            "--namespace",
-            "--super-prefix",
-        ],
-    },
-    Loader {
-        programs: &["git"],
-        at: At::Anywhere,
-        options: &[
-            "--upload-pack",
-            "--receive-pack",
-            "--exec",
-            "--extcmd",
-            "--template",
-            "--ext-diff",
-            "--config",
-            "--output",
-        ],
-    },
-    Loader {
         programs: &["npm", "pnpm", "yarn"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &[
             "--prefix",
             "--userconfig",
@@ -89,7 +59,7 @@ const LOADERS: &[Loader] = &[
     },
     Loader {
         programs: &["make", "gmake"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &[
             "-f",
             "--file",
@@ -104,7 +74,7 @@ const LOADERS: &[Loader] = &[
     },
     Loader {
         programs: &["go"],
-        at: At::Anywhere,
+        style: Style::Words,
         options: &[
             "-exec",
             "-toolexec",
@@ -117,7 +87,7 @@ const LOADERS: &[Loader] = &[
     },
     Loader {
         programs: &["pytest", "py.test"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &[
             "-p",
             "-c",
@@ -129,7 +99,7 @@ const LOADERS: &[Loader] = &[
     },
     Loader {
         programs: &["jest", "vitest", "eslint", "prettier", "mocha", "tsc"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &[
             "--config",
             "-c",
@@ -142,12 +112,12 @@ const LOADERS: &[Loader] = &[
     },
     Loader {
         programs: &["docker", "podman", "kubectl", "helm"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &["--config", "-H", "--host", "--context", "--kubeconfig"],
     },
     Loader {
         programs: &["pip", "pip3", "uv", "poetry"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &[
             "--index-url",
             "-i",
@@ -163,7 +133,7 @@ const LOADERS: &[Loader] = &[
     },
     Loader {
         programs: &["mvn", "gradle", "gradlew", "./gradlew"],
-        at: At::Anywhere,
+        style: Style::Words,
         options: &[
             "-s",
             "--settings",
@@ -183,12 +153,12 @@ const LOADERS: &[Loader] = &[
     },
     Loader {
         programs: &["sort"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &["--compress-program"],
     },
     Loader {
         programs: &["tar"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &[
             "--to-command",
             "--use-compress-program",
@@ -203,42 +173,42 @@ const LOADERS: &[Loader] = &[
     },
     Loader {
         programs: &["rsync"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &["-e", "--rsh", "--rsync-path"],
     },
     Loader {
         programs: &["scp", "sftp"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &["-S", "-o", "-F"],
     },
     Loader {
         programs: &["curl"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &["-K", "--config"],
     },
     Loader {
         programs: &["wget"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &["-e", "--execute", "--config", "--use-askpass"],
     },
     Loader {
         programs: &["rg"],
-        at: At::Anywhere,
+        style: Style::Clusters,
         options: &["--pre", "--hostname-bin"],
     },
     Loader {
         programs: &["zip"],
-        at: At::Anywhere,
+        style: Style::Words,
         options: &["-TT", "--unzip-command"],
     },
     Loader {
         programs: &["cmake"],
-        at: At::Anywhere,
+        style: Style::Words,
         options: &["-P", "-C", "-E"],
     },
     Loader {
         programs: &["gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "rustc"],
-        at: At::Anywhere,
+        style: Style::Words,
         options: &[
             "-wrapper", "-B", "-fplugin", "-specs", "--specs", "-plugin", "-C", "-Z",
         ],
@@ -252,13 +222,34 @@ const VARIABLE_ARGS: &[&str] = &["make", "gmake"];
 /// Programs that read options from `@file` response files.
 const RESPONSE_FILES: &[&str] = &["gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "rustc"];
 
-/// The option in `words` (the whole argv) that loads code or config, if
-/// any: a prefix rule must not match such a command.
-pub(super) fn code_loading_option(words: &[Word]) -> Option<String> {
+/// The argument in `words` (the whole argv) that loads code or config,
+/// runs a command or writes a file named on the command line, if any: a
+/// prefix rule must not match such a command.
+pub(super) fn refused_by_prefix(words: &[Word]) -> Option<String> {
     let program = basename(words.first()?.literal()?);
     let args = &words[1..];
+    if program == "git" {
+        return super::git::risky_argument(args);
+    }
+    if let Some(a) = super::writes::writing_argument(words) {
+        return Some(a);
+    }
+    let loaders: Vec<&Loader> = LOADERS
+        .iter()
+        .filter(|l| l.programs.contains(&program))
+        .collect();
+    let mut options_end = false;
     for (i, arg) in args.iter().enumerate() {
-        let Some(a) = arg.literal() else { continue };
+        let a = match arg {
+            Word::Literal(a) => a.as_str(),
+            Word::Expanded(raw)
+                if !options_end && !loaders.is_empty() && may_expand_to_option(raw) =>
+            {
+                return Some(raw.clone());
+            }
+            Word::Expanded(_) => continue,
+        };
+        options_end |= a == "--";
         if program == "cargo" && i == 0 && a.starts_with('+') {
             return Some(a.to_owned());
         }
@@ -268,33 +259,24 @@ pub(super) fn code_loading_option(words: &[Word]) -> Option<String> {
         if RESPONSE_FILES.contains(&program) && a.starts_with('@') {
             return Some(a.to_owned());
         }
-        let before_subcommand = args[..i]
+        // tar's old style: the first word is a cluster without the dash
+        // (`tar xIf cmd a.tar`).
+        let old_style;
+        let a_as_option =
+            if program == "tar" && i == 0 && a.chars().all(|c| c.is_ascii_alphabetic()) {
+                old_style = format!("-{a}");
+                old_style.as_str()
+            } else {
+                a
+            };
+        let loads = loaders
             .iter()
-            .all(|w| w.literal().is_some_and(|s| s.starts_with('-')));
-        for loader in LOADERS.iter().filter(|l| l.programs.contains(&program)) {
-            if loader.at == At::BeforeSubcommand && !before_subcommand {
-                continue;
-            }
-            if loader.options.iter().any(|o| option_is(a, o)) {
-                return Some(a.to_owned());
-            }
+            .any(|l| l.options.iter().any(|o| spells(a_as_option, o, l.style)));
+        if loads {
+            return Some(a.to_owned());
         }
     }
     None
-}
-
-/// `arg` spells `option`: `--config`, `--config=x`, an abbreviation
-/// `--conf`, or a short option with its value attached (`-Zx`, `-C.`).
-fn option_is(arg: &str, option: &str) -> bool {
-    if let Some(long) = option.strip_prefix("--") {
-        return arg.strip_prefix("--").is_some_and(|rest| {
-            let name = rest.split('=').next().unwrap_or(rest);
-            !name.is_empty() && long.starts_with(name)
-        });
-    }
-    // Single-dash options (`-Z`, `-exec`, `-fplugin`): exact, `=value`,
-    // or with the value attached.
-    arg == option || arg.starts_with(option) && !arg.starts_with("--")
 }
 
 fn is_variable_assignment(a: &str) -> bool {
@@ -313,7 +295,7 @@ mod tests {
     use super::*;
 
     fn loads(c: &str) -> bool {
-        code_loading_option(&parse(c).unwrap().commands[0].words).is_some()
+        refused_by_prefix(&parse(c).unwrap().commands[0].words).is_some()
     }
 
     #[test]

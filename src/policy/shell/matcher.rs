@@ -1,7 +1,11 @@
-//! bash rule specifiers: `git status` (exactly that argv) or `cargo test *`
-//! (those words, then any words, including none).
+//! bash rule specifiers: `git status` (exactly that argv), `cargo test *`
+//! (those words, then any words, including none) or `=rm -f *` (exactly
+//! this command line, as text: nothing in it is a wildcard). "Always" on
+//! the prompt's "this exact command" saves the last form
+//! ([`exact_specifier`]), so that a command ending in ` *` (`rm -f *`,
+//! `rm -rf build # *`) cannot become a prefix rule.
 
-use super::loaders::code_loading_option;
+use super::loaders::refused_by_prefix;
 use super::parse::parse_inline;
 use super::special::basename;
 use super::{ParsedCommand, SimpleCommand, Word};
@@ -13,6 +17,17 @@ pub struct Specifier {
     words: Vec<String>,
     /// A final ` *`: any further words.
     any_tail: bool,
+    /// `=TEXT`: exactly this command line (trimmed); `words` is empty.
+    exact: Option<String>,
+}
+
+/// The marker of an exact specifier: `bash(=make test)`.
+const EXACT: char = '=';
+
+/// The specifier that matches exactly `command` and nothing else:
+/// `=` and the command's text, trimmed. No word of it is a pattern.
+pub fn exact_specifier(command: &str) -> String {
+    format!("{EXACT}{}", command.trim())
 }
 
 /// Why a specifier is not valid. An invalid specifier matches nothing.
@@ -30,10 +45,22 @@ pub enum SpecifierError {
 }
 
 impl Specifier {
-    /// Parses `cargo test *`, `git status`, `"my tool" --flag`. A `*` is
-    /// only a wildcard as the last word, alone; elsewhere it is an error.
+    /// Parses `cargo test *`, `git status`, `"my tool" --flag`, `=ls
+    /// *.rs`. A `*` is only a wildcard as the last word, alone, of a
+    /// specifier not starting with `=`; elsewhere it is an error.
     pub fn parse(specifier: &str) -> Result<Self, SpecifierError> {
         let s = specifier.trim();
+        if let Some(text) = s.strip_prefix(EXACT) {
+            let text = text.trim();
+            if text.is_empty() {
+                return Err(SpecifierError::Empty);
+            }
+            return Ok(Self {
+                words: Vec::new(),
+                any_tail: false,
+                exact: Some(text.to_owned()),
+            });
+        }
         if s.is_empty() {
             return Err(SpecifierError::Empty);
         }
@@ -48,6 +75,7 @@ impl Specifier {
             return Ok(Self {
                 words: Vec::new(),
                 any_tail,
+                exact: None,
             });
         }
         let parsed = parse_inline(head)
@@ -68,37 +96,60 @@ impl Specifier {
         if words.is_empty() {
             return Err(not_literal());
         }
-        Ok(Self { words, any_tail })
+        Ok(Self {
+            words,
+            any_tail,
+            exact: None,
+        })
+    }
+
+    /// An exact specifier (`=…`) and the whole command line is its text.
+    fn matches_exactly(&self, parsed: &ParsedCommand) -> bool {
+        self.exact
+            .as_deref()
+            .is_some_and(|text| parsed.source.trim() == text)
     }
 
     /// Allow rules: every command the shell runs directly matches (the
     /// program compared exactly: `/usr/bin/git` is not `git`), and nothing
     /// in the command is a hazard. A prefix rule (`cargo test *`) does not
     /// match a command with an option that loads code or config
-    /// (`--config`, `-Z`, `git -c` …, see `loaders.rs`). An empty command
-    /// matches nothing.
+    /// (`--config`, `-Z`, `git -c` …, see `loaders.rs`). An exact
+    /// specifier matches the command line with that text, when it has no
+    /// hazard either. An empty command matches nothing.
     pub fn matches_all(&self, parsed: &ParsedCommand) -> bool {
         parsed.is_hazard_free()
             && !parsed.commands.is_empty()
-            && parsed.commands.iter().all(|c| self.matches_one(c, false))
+            && (self.matches_exactly(parsed)
+                || parsed.commands.iter().all(|c| self.matches_one(c, false)))
     }
 
     /// Deny and ask rules: some command matches, direct or nested (in a
     /// substitution, under a wrapper, in a `bash -c` string …); the
     /// program is compared by its last path component (`/bin/rm` is `rm`)
-    /// unless the rule names a path.
+    /// unless the rule names a path. An exact specifier matches the command
+    /// line with its text.
     pub fn matches_any(&self, parsed: &ParsedCommand) -> bool {
-        parsed
-            .commands
-            .iter()
-            .chain(parsed.nested.iter())
-            .chain(parsed.brace_expanded.iter())
-            .any(|c| self.matches_one(c, true))
+        self.matches_exactly(parsed)
+            || parsed
+                .commands
+                .iter()
+                .chain(parsed.nested.iter())
+                .chain(parsed.brace_expanded.iter())
+                .any(|c| self.matches_one(c, true))
     }
 
+    /// One simple command (an exact specifier matches none: it is about
+    /// the whole command line).
     fn matches_one(&self, cmd: &SimpleCommand, by_basename: bool) -> bool {
-        let words = &cmd.words;
-        if by_basename && self.matches_by_options(cmd) {
+        self.exact.is_none() && self.matches_as_written(&cmd.words, by_basename)
+            || by_basename && self.matches_after_options(cmd)
+    }
+
+    /// The rule's words against the command's, position by position (or,
+    /// for deny and ask rules naming short options, by `options.rs`).
+    fn matches_as_written(&self, words: &[Word], by_basename: bool) -> bool {
+        if by_basename && self.matches_by_options(words) {
             return true;
         }
         if words.is_empty() || words.len() < self.words.len() {
@@ -127,7 +178,7 @@ impl Specifier {
         }
         // A prefix rule allows the program's own behaviour, not what an
         // option that loads code or config would run.
-        by_basename || code_loading_option(words).is_none()
+        by_basename || refused_by_prefix(words).is_none()
     }
 }
 
@@ -135,21 +186,11 @@ impl Specifier {
     /// Deny and ask rules naming short options: the same options however
     /// the command spells them (`options.rs`). A word only known when the
     /// shell runs it is an operand no rule word equals.
-    fn matches_by_options(&self, cmd: &SimpleCommand) -> bool {
-        let Some(Word::Literal(program)) = cmd.words.first() else {
-            return false;
-        };
-        let want = self.words.first().map(String::as_str);
-        let same_program = match want {
-            Some(w) if !w.contains('/') => basename(program) == w,
-            Some(w) => program == w,
-            None => false,
-        };
-        if !same_program {
+    fn matches_by_options(&self, words: &[Word]) -> bool {
+        if !self.same_program(words) {
             return false;
         }
-        let words: Vec<&str> = cmd
-            .words
+        let words: Vec<&str> = words
             .iter()
             .map(|w| match w {
                 Word::Literal(s) => s.as_str(),
@@ -157,6 +198,54 @@ impl Specifier {
             })
             .collect();
         super::options::matches(&self.words, &words, self.any_tail).unwrap_or(false)
+    }
+
+    /// Deny and ask rules naming a subcommand (`git push *`): the same
+    /// rule on the command read with the options before and between its
+    /// subcommand words left out (`git --no-pager push`, `git -C x push`,
+    /// `kubectl -n prod delete pod x`; `operands.rs`). A word the shell
+    /// expands that could be a subcommand word matches.
+    fn matches_after_options(&self, cmd: &SimpleCommand) -> bool {
+        let sub: Vec<&str> = self
+            .words
+            .iter()
+            .skip(1)
+            .map(String::as_str)
+            .take_while(|w| !super::operands::is_option(w))
+            .collect();
+        if sub.is_empty() || !self.same_program(&cmd.words) {
+            return false;
+        }
+        let args = &cmd.words[1..];
+        let readings = super::operands::readings(&sub, args);
+        // An expanded word, or a git alias defined on the command line,
+        // may stand for the subcommand.
+        let program = cmd.program().map(basename);
+        if readings.expanded || program == Some("git") && super::git::may_define_alias(args) {
+            return true;
+        }
+        readings.ends.iter().any(|&end| {
+            let view: Vec<Word> = cmd.words[..1]
+                .iter()
+                .cloned()
+                .chain(sub.iter().map(|w| Word::Literal((*w).to_owned())))
+                .chain(args[end..].iter().cloned())
+                .collect();
+            self.matches_as_written(&view, true)
+        })
+    }
+
+    /// The command's program is the rule's: by its last path component
+    /// unless the rule names a path.
+    fn same_program(&self, words: &[Word]) -> bool {
+        let Some(Word::Literal(program)) = words.first() else {
+            return false;
+        };
+        match self.words.first().map(String::as_str) {
+            Some(w) if !w.contains('/') => basename(program) == w,
+            Some(w) => program == w,
+            None => false,
+        }
     }
 }
 
@@ -181,6 +270,12 @@ pub fn allowed_by(specifiers: &[&str], parsed: &ParsedCommand) -> Option<Vec<usi
         .iter()
         .map(|s| Specifier::parse(s).ok())
         .collect();
+    if let Some(i) = parsed_specs
+        .iter()
+        .position(|s| s.as_ref().is_some_and(|s| s.matches_exactly(parsed)))
+    {
+        return Some(vec![i]);
+    }
     let mut used = Vec::new();
     for cmd in &parsed.commands {
         let i = parsed_specs
@@ -214,14 +309,16 @@ mod tests {
             spec("cargo test *"),
             Specifier {
                 words: vec!["cargo".into(), "test".into()],
-                any_tail: true
+                any_tail: true,
+                exact: None,
             }
         );
         assert_eq!(
             spec("  git   status "),
             Specifier {
                 words: vec!["git".into(), "status".into()],
-                any_tail: false
+                any_tail: false,
+                exact: None,
             }
         );
         assert_eq!(spec("'my tool' \"a b\"").words, vec!["my tool", "a b"]);
@@ -262,6 +359,119 @@ mod tests {
         assert!(!spec("/bin/rm *").matches_any(&p("rm x")));
         assert!(spec("*").matches_all(&p("anything at all")));
         assert!(!spec("*").matches_all(&p("")));
+    }
+
+    #[test]
+    fn deny_rules_see_past_options_before_the_subcommand() {
+        let p = |c: &str| parse(c).unwrap();
+        for (rule, c) in [
+            ("git push *", "git --no-pager push origin HEAD:main"),
+            ("git push *", "git -P push --force x"),
+            ("git push *", "git -C x -c a=b push"),
+            ("git push *", "sudo git --git-dir=.git push"),
+            ("git push", "git --no-pager push"),
+            ("git push -f *", "git -C x push -f"),
+            ("git push --force *", "git -P push --force"),
+            ("cargo publish *", "cargo -q publish"),
+            ("cargo publish *", "cargo +nightly publish"),
+            ("kubectl delete pod *", "kubectl delete -n prod pod x"),
+            ("git push *", "git $SUB origin"),
+            ("git push *", "git p*sh origin"),
+            ("git push *", "git -c alias.p=push p origin"),
+        ] {
+            let words = &p(c).commands.last().unwrap().words.clone();
+            assert!(spec(rule).matches_any(&p(c)), "{rule} should deny {c}");
+            // CONTROL: compared position by position, the rule misses it.
+            let nested = p(c).nested.first().map(|n| n.words.clone());
+            let as_written = |w: &[Word]| spec(rule).matches_as_written(w, true);
+            assert!(
+                !as_written(words) && !nested.as_deref().is_some_and(as_written),
+                "{rule} should not match {c} as written"
+            );
+            // Allow rules do not get broader.
+            assert!(!spec(rule).matches_all(&p(c)), "{rule} allowed {c}");
+        }
+        for (rule, c) in [
+            ("git push *", "git stash push"),
+            ("git push *", "git log push"),
+            ("git push", "git --no-pager push origin"),
+            ("git push -f *", "git -P push origin"),
+            ("git push *", "git pu*x"),
+        ] {
+            assert!(!spec(rule).matches_any(&p(c)), "{rule} denied {c}");
+        }
+    }
+
+    #[test]
+    fn prefix_rules_refuse_options_that_run_or_write() {
+        let p = |c: &str| parse(c).unwrap();
+        for (rule, c) in [
+            ("git grep *", "git grep -O'touch PWNED' hello"),
+            ("git *", "git -P grep -iOx hello"),
+            (
+                "git difftool *",
+                "git difftool -y -x 'touch PWNED' --no-index a b",
+            ),
+            ("git clone *", "git clone -u 'x; git-upload-pack' . y"),
+            ("sort *", "sort -o victim.rs in"),
+            ("uniq *", "uniq in victim"),
+            ("curl *", "curl -o victim http://h/"),
+        ] {
+            assert!(!spec(rule).matches_all(&p(c)), "{rule} allowed {c}");
+            // CONTROL: deny and ask rules (which do not refuse) match it.
+            assert!(spec(rule).matches_any(&p(c)), "{rule} should match {c}");
+        }
+    }
+
+    #[test]
+    fn exact_specifiers_match_that_command_line_only() {
+        let p = |c: &str| parse(c).unwrap();
+        for (command, others) in [
+            (
+                "rm -f *",
+                &["rm -f ../../anything", "rm -f * x", "rm -f"][..],
+            ),
+            ("git add *", &["git add ../x", "git add -A"][..]),
+            (
+                "rm -rf build # *",
+                &["rm -rf build /home/u/project", "rm -rf build"][..],
+            ),
+            ("ls -la *", &["ls -la /etc", "ls -la"][..]),
+            (
+                "cargo build && cargo test",
+                &["cargo build", "cargo test"][..],
+            ),
+        ] {
+            let exact = spec(&exact_specifier(command));
+            assert!(exact.matches_all(&p(command)), "{command}");
+            assert!(
+                exact.matches_all(&p(&format!("  {command}\n"))),
+                "{command}"
+            );
+            assert_eq!(
+                allowed_by(&["git status", &exact_specifier(command)], &p(command)),
+                Some(vec![1])
+            );
+            for other in others {
+                assert!(!exact.matches_all(&p(other)), "{command} allowed {other}");
+                assert_eq!(allowed_by(&[&exact_specifier(command)], &p(other)), None);
+            }
+        }
+        // CONTROL: the same text as a plain rule (what "always" saved
+        // before) is a prefix rule.
+        assert!(spec("rm -f *").matches_all(&p("rm -f ../../anything")));
+        assert!(spec("rm -rf build # *").matches_all(&p("rm -rf build /home/u/project")));
+        assert!(spec("*").matches_all(&p("rm -rf x")));
+        // `*` alone: as a plain rule, everything; exact, nothing else (and
+        // not itself: a glob as the program is a hazard).
+        assert!(!spec(&exact_specifier("*")).matches_all(&p("rm -rf x")));
+        // Like every allow rule, never a command with a hazard; deny and
+        // ask rules see the text all the same.
+        let redirect = spec(&exact_specifier("ls > out"));
+        assert!(!redirect.matches_all(&p("ls > out")));
+        assert!(redirect.matches_any(&p("ls > out")));
+        assert!(!redirect.matches_any(&p("ls > other")));
+        assert_eq!(Specifier::parse("= "), Err(SpecifierError::Empty));
     }
 
     #[test]

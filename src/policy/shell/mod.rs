@@ -21,22 +21,27 @@ mod ansi_c;
 mod braces;
 mod classify;
 mod continuation;
+mod git;
 mod loaders;
 mod matcher;
+mod operands;
 mod options;
+mod optword;
 mod parse;
 mod prefix;
 mod redirect;
 mod safe;
 mod special;
 mod wrapped;
+mod writes;
 
 use std::fmt;
 
 pub use braces::expand as brace_expand;
 pub use continuation::read_heredoc;
 pub use matcher::{
-    Specifier, SpecifierError, allowed_by, specifier_matches, specifier_matches_any,
+    Specifier, SpecifierError, allowed_by, exact_specifier, specifier_matches,
+    specifier_matches_any,
 };
 pub use parse::parse;
 pub use prefix::propose_prefix;
@@ -51,6 +56,9 @@ pub use wrapped::{
 /// A command parsed for matching.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ParsedCommand {
+    /// The command as given to [`parse`], for exact rules (`bash(=…)`);
+    /// empty for a command parsed otherwise.
+    pub source: String,
     /// The simple commands the shell runs directly, in source order: the
     /// parts of lists and pipelines, and the commands inside subshells,
     /// `{ }` groups and `if`/`while`/`until`/`for`/`case` bodies.

@@ -39,12 +39,14 @@ pub fn parse(command: &str) -> Result<ParsedCommand, ParseError> {
         .name("airlock-shell-parse".into())
         .stack_size(PARSER_STACK)
         .spawn(move || parse_here(&src));
-    match thread {
-        Ok(handle) => handle
-            .join()
-            .unwrap_or_else(|_| Err(ParseError::Syntax("the parser failed on this input".into()))),
-        Err(_) => Err(ParseError::TooComplex),
-    }
+    let mut parsed = match thread {
+        Ok(handle) => handle.join().unwrap_or_else(|_| {
+            Err(ParseError::Syntax("the parser failed on this input".into()))
+        })?,
+        Err(_) => return Err(ParseError::TooComplex),
+    };
+    command.clone_into(&mut parsed.source);
+    Ok(parsed)
 }
 
 /// Most nesting tokens in a string parsed on the caller's own stack.

@@ -148,6 +148,16 @@ const DESTRUCTIVE_SUBCOMMANDS: &[(&str, &[&str])] = &[
             "replace",
             "notes",
             "lfs",
+            // Run or send: a mail, a server, stored credentials, a bisect
+            // that checks out, a merge tool that writes.
+            "send-email",
+            "daemon",
+            "instaweb",
+            "credential",
+            "bisect",
+            "mergetool",
+            "for-each-repo",
+            "hook",
         ],
     ),
     (
@@ -270,7 +280,7 @@ pub fn propose_prefix(parsed: &ParsedCommand) -> Option<String> {
 fn prefix_of(cmd: &SimpleCommand) -> Option<String> {
     let program = cmd.program()?;
     // A prefix rule would not match it anyway (see `loaders.rs`).
-    if super::loaders::code_loading_option(&cmd.words).is_some() {
+    if super::loaders::refused_by_prefix(&cmd.words).is_some() {
         return None;
     }
     let plain = !program.is_empty()
@@ -326,7 +336,7 @@ fn is_subcommand(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse, specifier_matches};
+    use super::super::{Word, parse, specifier_matches};
     use super::*;
 
     fn propose(c: &str) -> Option<String> {
@@ -374,6 +384,13 @@ mod tests {
             "sudo ls",
             "python3 script.py",
             "git -C x status",
+            "git --no-pager log",
+            "git grep -O less foo",
+            "git send-email x.patch",
+            "git bisect start",
+            "sort -o out in",
+            "uniq in out",
+            "curl -o out http://h/",
             "cargo test --config x",
             "make test SHELL=/bin/sh",
             "$X y",
@@ -381,6 +398,45 @@ mod tests {
             "",
         ] {
             assert_eq!(propose(c), None, "{c}");
+        }
+    }
+
+    #[test]
+    fn a_proposal_reads_back_as_the_words_it_was_made_of() {
+        // "Always this prefix" saves `bash(<proposal>)`: whatever the
+        // agent wrote, the rule is the command's leading words then ` *`,
+        // and nothing in them is read as a pattern or an exact form.
+        for c in [
+            "cargo test # *",
+            "cargo test -- *",
+            "make build '*'",
+            "make 'a b' x",
+            "make \\* x",
+            "npm run build:prod *",
+            "cargo +nightly test",
+            "make =x y",
+            "ls '=x'",
+            "./run.sh a b",
+        ] {
+            let parsed = parse(c).unwrap();
+            let Some(p) = propose_prefix(&parsed) else {
+                // A toolchain, a glob that may be an npm option.
+                assert!(
+                    c.contains('+') || c.ends_with('*'),
+                    "{c} should get a proposal"
+                );
+                continue;
+            };
+            let spec = super::super::Specifier::parse(&p).unwrap();
+            let head = p.strip_suffix(" *").unwrap();
+            let argv: Vec<&str> = parsed.commands[0]
+                .words
+                .iter()
+                .map_while(Word::literal)
+                .collect();
+            let words: Vec<&str> = head.split(' ').collect();
+            assert!(argv.starts_with(&words), "{c}: {p}");
+            assert!(spec.matches_all(&parsed), "{p} should match {c}");
         }
     }
 
