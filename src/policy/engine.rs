@@ -157,19 +157,23 @@ impl Policy {
             return verdict(Verdict::Ask, r.text(), file(r));
         }
         if let (Subject::Command { .. }, Some(parsed)) = (subject, &parsed)
-            && let Some(deny) = applicable(Action::Deny).next()
             && let Some(why) = not_static(parsed)
+            && let Some((rule, source)) = tripwire(
+                applicable(Action::Deny).next(),
+                applicable(Action::Ask).next(),
+            )
         {
-            // A deny rule is a tripwire on the words it can see; a command
-            // that hides what it runs matches no allow rule, grant or
-            // known-safe check: the human decides.
+            // Deny and ask rules are tripwires on the words they can see; a
+            // command that hides what it runs matches no allow rule, grant
+            // or known-safe check: the human decides.
             return verdict(
                 Verdict::Ask,
                 format!(
-                    "asked: {why}, so deny rules such as {} cannot see what it runs",
-                    deny.text()
+                    "asked: {why}, so {} rules such as {} cannot see what it runs",
+                    rule.action.as_str(),
+                    rule.text()
                 ),
-                VerdictSource::DenyTripwire,
+                source,
             );
         }
         if let Some(v) = self.allow_verdict(&rules, tool, subject, parsed.as_ref()) {
@@ -352,6 +356,19 @@ impl Policy {
             }
             Subject::None => false,
         }
+    }
+}
+
+/// The rule whose tripwire asks about a command that hides what it runs,
+/// and the verdict's source: a deny rule first, else an ask rule.
+fn tripwire<'r>(
+    deny: Option<&'r Rule>,
+    ask: Option<&'r Rule>,
+) -> Option<(&'r Rule, VerdictSource)> {
+    match (deny, ask) {
+        (Some(r), _) => Some((r, VerdictSource::DenyTripwire)),
+        (None, Some(r)) => Some((r, VerdictSource::AskTripwire)),
+        (None, None) => None,
     }
 }
 

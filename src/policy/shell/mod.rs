@@ -64,8 +64,8 @@ pub struct ParsedCommand {
     /// variable, substitution, glob or brace expansion in command
     /// position, a shell reading commands from its standard input, `eval`
     /// of text that is not literal, a wrapper given an expanded program.
-    /// Where a deny rule exists for the tool, such a command is asked,
-    /// never allowed: no deny rule can see what it runs.
+    /// Where a deny or an ask rule exists for the tool, such a command is
+    /// asked, never allowed: no such rule can see what it runs.
     pub dynamic: Vec<String>,
     /// Where output is redirected to (`> F`, `>> F`, `&> F`, `<> F`,
     /// `>& F`), anywhere in the command, for the guardrails.
