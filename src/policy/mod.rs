@@ -12,11 +12,15 @@ pub mod grants;
 pub mod guardrails;
 pub mod paths;
 pub mod persist;
+mod reach;
+#[cfg(test)]
+mod reach_tests;
 pub mod rule;
 pub mod shell;
 
 pub use engine::Policy;
 pub use grants::{Grant, GrantScope, Grants};
+pub use reach::ReachCheck;
 pub use rule::{Action, Rule, RuleError};
 
 /// How strict the defaults are. Deny rules and guardrails hold in every

@@ -64,10 +64,12 @@ pub struct Supervisor {
 impl Supervisor {
     /// Assemble a supervisor. The caller writes the session-start record.
     pub fn new(parts: SupervisorParts) -> Arc<Self> {
+        let scope = Arc::new(parts.scope);
         Arc::new(Self {
-            scope: Arc::new(parts.scope),
+            // Known-safe commands are held to the session's scope.
+            policy: parts.policy.with_scope(scope.clone()),
+            scope,
             tools: parts.tools,
-            policy: parts.policy,
             confirmer: parts.confirmer,
             audit: parts.audit,
             limits: parts.limits,

@@ -9,8 +9,8 @@ use tokio_util::sync::CancellationToken;
 use super::confirm::ConfirmRequest;
 use super::core::{Supervisor, WaitHook};
 use crate::call::{
-    ApprovedBy, CallInfo, Decision, PolicyVerdict, RefusedBy, Subject, ToolKind, Verdict,
-    VerdictSource,
+    ApprovedBy, CallInfo, CallView, Decision, PolicyVerdict, RefusedBy, Runner, ShellSite, Subject,
+    ToolKind, Verdict, VerdictSource,
 };
 
 /// How often the wait hook fires.
@@ -29,14 +29,20 @@ impl Supervisor {
         cancel: &CancellationToken,
         on_wait: Option<WaitHook>,
     ) -> Decision {
-        let verdict = self.verdict(info, subject);
+        let verdict = self.verdict(info, subject, &reported_site(info));
         self.decide_verdict(info, verdict, cancel, on_wait).await
     }
 
-    /// The policy's verdict about `info`, whose policy subject is `subject`.
-    pub(super) fn verdict(&self, info: &CallInfo, subject: &Subject) -> PolicyVerdict {
+    /// The policy's verdict about `info`, whose policy subject is `subject`;
+    /// a command would run at `site`.
+    pub(super) fn verdict(
+        &self,
+        info: &CallInfo,
+        subject: &Subject,
+        site: &ShellSite,
+    ) -> PolicyVerdict {
         let kind = info.kind.unwrap_or(ToolKind::Other);
-        self.policy.evaluate(&info.tool, kind, subject)
+        self.policy.evaluate_at(&info.tool, kind, subject, site)
     }
 
     /// The human edited the call (its command) at the prompt and approved
@@ -44,7 +50,10 @@ impl Supervisor {
     /// hold). `Err` is the refusal to record instead.
     pub fn recheck_edited(&self, info: &CallInfo, subject: &Subject) -> Result<(), Decision> {
         let kind = info.kind.unwrap_or(ToolKind::Other);
-        let verdict = self.policy.evaluate(&info.tool, kind, subject);
+        // Only a refusal counts here: where it would run does not matter.
+        let verdict = self
+            .policy
+            .evaluate_at(&info.tool, kind, subject, &ShellSite::default());
         if verdict.verdict == Verdict::Deny {
             return Err(blocked(&verdict));
         }
@@ -112,6 +121,23 @@ impl Supervisor {
         prompt_cancel.cancel();
         answer.abort();
         decision
+    }
+}
+
+/// Where a command the agent runs itself runs, for the policy: the
+/// directory the agent reports (which the prompt shows), with nothing
+/// hidden from it. airlock's own calls say where through their invocation
+/// ([`crate::tools::Invocation::shell_site`]); here theirs is unknown.
+pub(super) fn reported_site(info: &CallInfo) -> ShellSite {
+    let cwd = match (&info.runner, &info.view) {
+        (Runner::Agent { .. }, CallView::Command { cwd: Some(cwd), .. }) => {
+            Some(std::path::PathBuf::from(cwd))
+        }
+        _ => None,
+    };
+    ShellSite {
+        cwd,
+        hides_excluded: false,
     }
 }
 

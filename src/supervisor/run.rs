@@ -7,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::core::Supervisor;
 use crate::call::{CallId, CallInfo, Event, EventBus, Outcome, ToolKind};
-use crate::tools::{Invocation, OutputSink, RunContext, ToolOutput};
+use crate::tools::{Invocation, OutputSink, RunContext, ShellCheck, ToolOutput};
 
 /// A sink that broadcasts a running call's output as
 /// [`Event::CallOutput`].
@@ -23,11 +23,14 @@ fn output_events(events: &EventBus, id: CallId) -> OutputSink {
 
 impl Supervisor {
     /// Run an approved call; its output, how it ended and when it started.
+    /// `shell_check` is a known-safe verdict's check of where its shell is
+    /// ([`RunContext::shell_check`]).
     pub(super) async fn run(
         &self,
         info: &CallInfo,
         invocation: Box<dyn Invocation>,
         cancel: &CancellationToken,
+        shell_check: Option<ShellCheck>,
     ) -> (ToolOutput, Outcome, Instant) {
         self.events.emit(Event::CallStarted { id: info.id });
         let timeout = Duration::from_secs(self.limits.timeout_secs.max(1));
@@ -40,6 +43,7 @@ impl Supervisor {
             cancel: run_cancel.clone(),
             deadline: Instant::now() + timeout,
             output: output_events(&self.events, info.id),
+            shell_check,
         };
         let started = Instant::now();
         let run = invocation.run(ctx);

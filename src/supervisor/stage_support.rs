@@ -67,6 +67,8 @@ pub(super) struct Setup {
     pub answer: Answer,
     pub rules: Vec<(Action, &'static str)>,
     pub approval_timeout: Option<Duration>,
+    /// `bash.auto_approve_read_only`.
+    pub auto_approve: bool,
 }
 
 impl Default for Setup {
@@ -75,6 +77,7 @@ impl Default for Setup {
             answer: Answer::Approve,
             rules: Vec::new(),
             approval_timeout: None,
+            auto_approve: false,
         }
     }
 }
@@ -106,7 +109,7 @@ pub(super) fn stage_with(setup: Setup) -> Stage {
     let sup = Supervisor::new(SupervisorParts {
         scope: Scope::new(&ws, &[], &[".env".to_string()]).unwrap(),
         tools,
-        policy: Policy::with_rules(Mode::Default, rules, &ws, false),
+        policy: Policy::with_rules(Mode::Default, rules, &ws, setup.auto_approve),
         confirmer: confirmer.clone(),
         audit: Arc::new(AuditLog::create(&trail).unwrap()),
         limits: Limits::default(),

@@ -38,6 +38,7 @@ pub(crate) fn ctx(scope: &Scope) -> RunContext {
         cancel: CancellationToken::new(),
         deadline: Instant::now() + Duration::from_secs(10),
         output: crate::tools::OutputSink::discard(),
+        shell_check: None,
     }
 }
 
