@@ -179,7 +179,6 @@ pub fn start_with(
         sandbox: Some(Box::new(sandbox.status().clone())),
     })?;
     let audit_path = audit.path().to_path_buf();
-    let exclusions = scope.exclusions().clone();
     let supervisor = Supervisor::new(SupervisorParts {
         scope,
         tools,
@@ -188,8 +187,7 @@ pub fn start_with(
             loaded.rules.clone(),
             &workspace,
             cfg.bash.auto_approve_read_only,
-        )
-        .with_exclusions(exclusions),
+        ),
         confirmer,
         audit,
         limits: cfg.limits.clone(),

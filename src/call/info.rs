@@ -60,6 +60,22 @@ pub enum Subject {
     None,
 }
 
+/// Where a shell command would run, as the known-safe check
+/// (`bash.auto_approve_read_only`) judges its paths: relative words are
+/// resolved against `cwd`, and a command that walks directories is only
+/// known-safe where excluded files are hidden from it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellSite {
+    /// The shell's working directory: as the kernel has it for airlock's
+    /// own shell, as the agent reports it for a command the agent runs
+    /// itself. `None`: unknown, and nothing is known-safe.
+    pub cwd: Option<std::path::PathBuf>,
+    /// Excluded files are hidden from the command, also those that appear
+    /// later (airlock's sandbox with a mount namespace and
+    /// `deny_excluded`). False for a command the agent runs itself.
+    pub hides_excluded: bool,
+}
+
 /// Who runs a call once it is approved.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]

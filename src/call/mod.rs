@@ -22,7 +22,7 @@ pub use agent::AgentInfo;
 pub use decision::{ApprovedBy, CancelCause, DecidedBy, Decision, RefusedBy};
 pub use events::{CallOutcome, Event, EventBus};
 pub use grant::GrantShape;
-pub use info::{CallId, CallInfo, CallView, EditField, Runner, Subject, ToolKind};
+pub use info::{CallId, CallInfo, CallView, EditField, Runner, ShellSite, Subject, ToolKind};
 pub use outcome::Outcome;
 pub use proposal::{Proposal, WriteAction};
 pub use session::{ConfirmerKind, PolicyMode, SessionMode};

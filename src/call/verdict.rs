@@ -46,6 +46,9 @@ pub enum VerdictSource {
     /// A deny rule that cannot see what a command runs, so it is asked
     /// (`deny-rule tripwire`).
     DenyTripwire,
+    /// An ask rule that cannot see what a command runs, so it is asked
+    /// (`ask-rule tripwire`).
+    AskTripwire,
     /// The known-safe read-only commands
     /// (`bash.auto_approve_read_only`).
     KnownSafe,
@@ -61,6 +64,7 @@ const GUARDRAIL: &str = "built-in guardrail";
 const MODE: &str = "mode";
 const BUILT_IN: &str = "built-in";
 const DENY_TRIPWIRE: &str = "deny-rule tripwire";
+const ASK_TRIPWIRE: &str = "ask-rule tripwire";
 const KNOWN_SAFE: &str = "bash.auto_approve_read_only";
 const SEPARATOR: &str = ", ";
 
@@ -84,6 +88,7 @@ impl VerdictSource {
             Self::Mode => MODE.into(),
             Self::BuiltIn => BUILT_IN.into(),
             Self::DenyTripwire => DENY_TRIPWIRE.into(),
+            Self::AskTripwire => ASK_TRIPWIRE.into(),
             Self::KnownSafe => KNOWN_SAFE.into(),
             Self::File(path) => workspace
                 .and_then(|w| path.strip_prefix(w).ok())
@@ -117,6 +122,7 @@ impl VerdictSource {
             MODE => Self::Mode,
             BUILT_IN => Self::BuiltIn,
             DENY_TRIPWIRE => Self::DenyTripwire,
+            ASK_TRIPWIRE => Self::AskTripwire,
             KNOWN_SAFE => Self::KnownSafe,
             path => Self::File(PathBuf::from(path)),
         }
@@ -179,6 +185,7 @@ mod tests {
             VerdictSource::Mode,
             VerdictSource::BuiltIn,
             VerdictSource::DenyTripwire,
+            VerdictSource::AskTripwire,
             VerdictSource::KnownSafe,
             VerdictSource::File("/w/.airlock.toml".into()),
             VerdictSource::Several(vec![

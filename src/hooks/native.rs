@@ -3,6 +3,8 @@
 //! `write_file(src/**)` a native `Edit`), the subject the policy matches,
 //! the scope check of airlock's own tools, and what the prompt shows.
 
+use std::path::Path;
+
 use serde_json::{Map, Value};
 
 use super::change;
@@ -233,7 +235,7 @@ fn exec(event: &HookEvent, tool: &ShellTool, command: &str, description: Option<
     };
     call.view = CallView::Command {
         command: command.to_string(),
-        cwd: event.cwd.as_ref().map(|c| c.display().to_string()),
+        cwd: shell_cwd(event),
         description: description.map(str::to_string),
         shown_args: tool.shown,
     };
@@ -244,6 +246,27 @@ fn exec(event: &HookEvent, tool: &ShellTool, command: &str, description: Option<
     });
     call.grant = bash::grant(command);
     Mapped::Call(call)
+}
+
+/// The arguments in which the agents' shell tools take the directory to
+/// run a command in, instead of the session's (Codex `workdir`, Gemini
+/// `dir_path`/`directory`).
+const WORKDIR_ARGS: &[&str] = &["workdir", "dir_path", "directory", "cwd"];
+
+/// Where a shell call runs: its own directory argument against the
+/// event's `cwd`, else the event's `cwd`. `None` (unknown: nothing is
+/// known-safe there) when that argument is not a string or is relative
+/// with no `cwd`. The prompt shows it; the policy judges the command there.
+fn shell_cwd(event: &HookEvent) -> Option<String> {
+    let cwd = event.cwd.as_deref();
+    let input = event.tool_input.as_object();
+    match input.and_then(|i| WORKDIR_ARGS.iter().find_map(|k| i.get(*k))) {
+        None => cwd.map(|c| c.display().to_string()),
+        Some(Value::String(dir)) if cwd.is_some() || Path::new(dir).is_absolute() => {
+            Some(change::at(cwd, dir))
+        }
+        Some(_) => None,
+    }
 }
 
 /// A read of one path, checked like airlock's read tools: `file` reads are
@@ -364,6 +387,39 @@ mod tests {
         let read = json!({"file_path": dir.path().join("a")});
         let e = pre(HookAgent::Claude, "Read", &read);
         assert_eq!(recorded(&e, &scope), (read, None));
+    }
+
+    #[test]
+    fn a_shell_call_runs_in_its_own_directory_argument() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = Scope::new(dir.path(), &[], &[]).unwrap();
+        let cwd_of = |agent, tool: &str, input: Value| match map(&pre(agent, tool, &input), &scope)
+        {
+            Mapped::Call(NativeCall {
+                view: CallView::Command { cwd, .. },
+                ..
+            }) => cwd,
+            _ => panic!("not a command"),
+        };
+        let codex = json!({"command": ["bash", "-lc", "cat hostname"], "workdir": "/etc"});
+        // CONTROL: the event's own cwd is the workspace, where the command
+        // would have been judged.
+        let event = pre(HookAgent::Codex, "shell", &codex);
+        assert_eq!(event.cwd.as_deref(), Some(Path::new("/w")));
+        assert_eq!(
+            cwd_of(HookAgent::Codex, "shell", codex).as_deref(),
+            Some("/etc")
+        );
+        let gemini = json!({"command": "cat x", "dir_path": "sub"});
+        let got = cwd_of(HookAgent::Gemini, "run_shell_command", gemini);
+        assert_eq!(got.as_deref(), Some("/w/sub"));
+        let odd = json!({"command": "cat x", "directory": ["/etc"]});
+        assert_eq!(cwd_of(HookAgent::Gemini, "run_shell_command", odd), None);
+        let plain = json!({"command": "cat x"});
+        assert_eq!(
+            cwd_of(HookAgent::Claude, "Bash", plain).as_deref(),
+            Some("/w")
+        );
     }
 
     #[test]

@@ -3,15 +3,16 @@
 //! so deny beats ask beats allow.
 
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use super::grants::{Grant, GrantScope, Grants};
 use super::paths::PathPattern;
 use super::persist::{self, PersistError};
+use super::reach::{Reach, ReachCheck};
 use super::rule::{Action, Rule};
 use super::{Mode, guardrails, shell};
-use crate::call::{PolicyVerdict, Subject, ToolKind, Verdict, VerdictSource};
-use crate::scope::Exclusions;
+use crate::call::{PolicyVerdict, ShellSite, Subject, ToolKind, Verdict, VerdictSource};
+use crate::scope::{Exclusions, Scope};
 
 /// The policy of a supervisor session.
 #[derive(Debug)]
@@ -22,7 +23,8 @@ pub struct Policy {
     workspace: PathBuf,
     project_config: PathBuf,
     auto_approve_read_only: bool,
-    exclusions: Option<Exclusions>,
+    /// What known-safe commands may reach.
+    reach: Arc<Reach>,
 }
 
 impl Default for Policy {
@@ -60,14 +62,24 @@ impl Policy {
             workspace: workspace.to_path_buf(),
             project_config: workspace.join(crate::dirs::PROJECT_CONFIG),
             auto_approve_read_only,
-            exclusions: None,
+            reach: Arc::new(Reach::new(workspace)),
         }
     }
 
-    /// Known-safe commands must not name excluded files (`cat .env`).
+    /// Known-safe commands must not name excluded files (`cat .env`); for
+    /// a policy without a scope ([`Policy::with_scope`]).
     #[must_use]
     pub fn with_exclusions(mut self, exclusions: Exclusions) -> Self {
-        self.exclusions = Some(exclusions);
+        self.reach = Arc::new((*self.reach).clone().with_exclusions(exclusions));
+        self
+    }
+
+    /// Known-safe commands reach only what `read_file` may read in `scope`
+    /// (its roots, exclusions and hard-link rules), as the command sees
+    /// the paths.
+    #[must_use]
+    pub fn with_scope(mut self, scope: Arc<Scope>) -> Self {
+        self.reach = Arc::new((*self.reach).clone().with_scope(scope));
         self
     }
 
@@ -114,9 +126,26 @@ impl Policy {
         Ok(rule)
     }
 
-    /// The verdict for a call of `tool` (of `kind`) about `subject`. The
-    /// agent cannot influence it beyond what it asks to do.
+    /// [`Policy::evaluate_at`] for a command in airlock's own sandboxed
+    /// shell (excluded files hidden), in the workspace.
     pub fn evaluate(&self, tool: &str, kind: ToolKind, subject: &Subject) -> PolicyVerdict {
+        let site = ShellSite {
+            cwd: Some(self.workspace.clone()),
+            hides_excluded: true,
+        };
+        self.evaluate_at(tool, kind, subject, &site)
+    }
+
+    /// The verdict for a call of `tool` (of `kind`) about `subject`; a
+    /// command would run at `site` (which only the known-safe check
+    /// reads). The agent cannot influence it beyond what it asks to do.
+    pub fn evaluate_at(
+        &self,
+        tool: &str,
+        kind: ToolKind,
+        subject: &Subject,
+        site: &ShellSite,
+    ) -> PolicyVerdict {
         let parsed = match subject {
             Subject::Command { command } => Some(shell::parse(command)),
             _ => None,
@@ -157,19 +186,23 @@ impl Policy {
             return verdict(Verdict::Ask, r.text(), file(r));
         }
         if let (Subject::Command { .. }, Some(parsed)) = (subject, &parsed)
-            && let Some(deny) = applicable(Action::Deny).next()
             && let Some(why) = not_static(parsed)
+            && let Some((rule, source)) = tripwire(
+                applicable(Action::Deny).next(),
+                applicable(Action::Ask).next(),
+            )
         {
-            // A deny rule is a tripwire on the words it can see; a command
-            // that hides what it runs matches no allow rule, grant or
-            // known-safe check: the human decides.
+            // Deny and ask rules are tripwires on the words they can see; a
+            // command that hides what it runs matches no allow rule, grant
+            // or known-safe check: the human decides.
             return verdict(
                 Verdict::Ask,
                 format!(
-                    "asked: {why}, so deny rules such as {} cannot see what it runs",
-                    deny.text()
+                    "asked: {why}, so {} rules such as {} cannot see what it runs",
+                    rule.action.as_str(),
+                    rule.text()
                 ),
-                VerdictSource::DenyTripwire,
+                source,
             );
         }
         if let Some(v) = self.allow_verdict(&rules, tool, subject, parsed.as_ref()) {
@@ -183,17 +216,34 @@ impl Policy {
                 source: VerdictSource::Session,
             };
         }
+        self.known_safe_or_default(kind, subject, parsed.as_ref(), site)
+    }
+
+    /// After the rules and grants: a known-safe command where it runs
+    /// (`bash.auto_approve_read_only`), else the mode's default for `kind`.
+    fn known_safe_or_default(
+        &self,
+        kind: ToolKind,
+        subject: &Subject,
+        parsed: Option<&Result<shell::ParsedCommand, shell::ParseError>>,
+        site: &ShellSite,
+    ) -> PolicyVerdict {
+        let mut not_here = None;
         if kind == ToolKind::Exec
             && self.auto_approve_read_only
-            && let Some(Ok(p)) = &parsed
+            && let Some(Ok(p)) = parsed
             && let Some(check) = shell::known_safe(p)
-            && self.words_stay_in_scope(p)
         {
-            return verdict(
-                Verdict::Allow,
-                format!("known-safe read-only command ({check})"),
-                VerdictSource::KnownSafe,
-            );
+            match self.reach.check(p, site) {
+                Ok(()) => {
+                    return verdict(
+                        Verdict::Allow,
+                        format!("known-safe read-only command ({check})"),
+                        VerdictSource::KnownSafe,
+                    );
+                }
+                Err(why) => not_here = Some(why),
+            }
         }
         match kind {
             ToolKind::Read => verdict(
@@ -210,7 +260,13 @@ impl Policy {
             }
             ToolKind::Write | ToolKind::Exec | ToolKind::Network | ToolKind::Mcp => verdict(
                 Verdict::Ask,
-                format!("default: {} tools ask", kind.describe()),
+                match not_here {
+                    Some(why) => format!(
+                        "default: {} tools ask (read-only, but not known-safe here: {why})",
+                        kind.describe()
+                    ),
+                    None => format!("default: {} tools ask", kind.describe()),
+                },
                 VerdictSource::BuiltIn,
             ),
             // A tool airlock knows nothing about is never allowed by default.
@@ -220,6 +276,21 @@ impl Policy {
                 VerdictSource::BuiltIn,
             ),
         }
+    }
+
+    /// For a known-safe verdict about `subject` at `site`: its scope check,
+    /// to be made again where and when the command really runs (see
+    /// [`ReachCheck`]). `None` for anything but a command that parses.
+    pub fn known_safe_recheck(&self, subject: &Subject, site: &ShellSite) -> Option<ReachCheck> {
+        let Subject::Command { command } = subject else {
+            return None;
+        };
+        let parsed = shell::parse(command).ok()?;
+        Some(ReachCheck::new(
+            self.reach.clone(),
+            parsed,
+            site.hides_excluded,
+        ))
     }
 
     /// The allow rules' verdict. For bash, the rules are taken together:
@@ -276,42 +347,6 @@ impl Policy {
             .map(|r| verdict(Verdict::Allow, r.text(), file(r)))
     }
 
-    /// For known-safe commands: no argument names an excluded file, an
-    /// absolute path outside the workspace, a parent directory or `~`.
-    fn words_stay_in_scope(&self, parsed: &shell::ParsedCommand) -> bool {
-        parsed
-            .commands
-            .iter()
-            .chain(parsed.nested.iter())
-            .all(|cmd| {
-                cmd.words.iter().skip(1).all(|w| match w {
-                    shell::Word::Literal(text) => {
-                        // `--opt=PATH`, and `-fPATH` (a short option with
-                        // its value attached).
-                        let word = text.split_once('=').map_or(text.as_str(), |(_, v)| v);
-                        let word = match word.strip_prefix('-') {
-                            Some(rest) if !rest.starts_with('-') => {
-                                rest.find(['/', '~', '.']).map_or(word, |i| &rest[i..])
-                            }
-                            _ => word,
-                        };
-                        let path = Path::new(word);
-                        let outside = path.is_absolute() && !path.starts_with(&self.workspace);
-                        let upward = path
-                            .components()
-                            .any(|c| c == std::path::Component::ParentDir);
-                        let home = word.starts_with('~');
-                        let excluded = self.exclusions.as_ref().is_some_and(|e| {
-                            let rel = path.strip_prefix(&self.workspace).unwrap_or(path);
-                            e.matches(rel).is_some()
-                        });
-                        !(outside || upward || home || excluded)
-                    }
-                    shell::Word::Expanded(_) => false,
-                })
-            })
-    }
-
     fn inside_workspace(&self, subject: &Subject) -> bool {
         match subject {
             Subject::Paths { paths } => {
@@ -352,6 +387,19 @@ impl Policy {
             }
             Subject::None => false,
         }
+    }
+}
+
+/// The rule whose tripwire asks about a command that hides what it runs,
+/// and the verdict's source: a deny rule first, else an ask rule.
+fn tripwire<'r>(
+    deny: Option<&'r Rule>,
+    ask: Option<&'r Rule>,
+) -> Option<(&'r Rule, VerdictSource)> {
+    match (deny, ask) {
+        (Some(r), _) => Some((r, VerdictSource::DenyTripwire)),
+        (None, Some(r)) => Some((r, VerdictSource::AskTripwire)),
+        (None, None) => None,
     }
 }
 

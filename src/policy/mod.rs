@@ -13,12 +13,16 @@ pub mod guardrails;
 mod path_rules;
 pub mod paths;
 pub mod persist;
+mod reach;
+#[cfg(test)]
+mod reach_tests;
 pub mod rule;
 pub mod shell;
 
 pub use engine::Policy;
 pub use grants::{Grant, GrantScope, Grants};
 pub use path_rules::PathRules;
+pub use reach::ReachCheck;
 pub use rule::{Action, Rule, RuleError};
 
 /// How strict the defaults are. Deny rules and guardrails hold in every

@@ -186,6 +186,7 @@ async fn control_the_test_tool_really_panics() {
         deadline: Instant::now(),
         output: OutputSink::new(|_| {}),
         entry_rules: crate::tools::EntryRules::none(),
+        shell_check: None,
     };
     let ran = AssertUnwindSafe(inv.run(ctx)).catch_unwind().await;
     assert!(ran.is_err(), "run panics");

@@ -69,10 +69,12 @@ impl Supervisor {
     /// Assemble a supervisor. The caller writes the session-start record.
     pub fn new(parts: SupervisorParts) -> Arc<Self> {
         let path_rules = PathRules::new(&parts.policy.rules(), parts.scope.workspace());
+        let scope = Arc::new(parts.scope);
         Arc::new(Self {
-            scope: Arc::new(parts.scope),
+            // Known-safe commands are held to the session's scope.
+            policy: parts.policy.with_scope(scope.clone()),
+            scope,
             tools: parts.tools,
-            policy: parts.policy,
             path_rules: RwLock::new(Arc::new(path_rules)),
             confirmer: parts.confirmer,
             audit: parts.audit,

@@ -9,8 +9,8 @@ use tokio_util::sync::CancellationToken;
 use super::confirm::ConfirmRequest;
 use super::core::{Supervisor, WaitHook};
 use crate::call::{
-    ApprovedBy, CallInfo, Decision, PolicyVerdict, RefusedBy, Subject, ToolKind, Verdict,
-    VerdictSource,
+    ApprovedBy, CallInfo, CallView, Decision, PolicyVerdict, RefusedBy, Runner, ShellSite, Subject,
+    ToolKind, Verdict, VerdictSource,
 };
 use crate::policy::Action;
 use crate::tools::readonly::READ_FILE;
@@ -31,17 +31,23 @@ impl Supervisor {
         cancel: &CancellationToken,
         on_wait: Option<WaitHook>,
     ) -> Decision {
-        let verdict = self.verdict(info, subject);
+        let verdict = self.verdict(info, subject, &reported_site(info));
         self.decide_verdict(info, verdict, cancel, on_wait).await
     }
 
-    /// The policy's verdict about `info`, whose policy subject is `subject`.
-    /// A `read_file(PATH)` deny or ask rule is about reading PATH: it
-    /// judges every read tool's call about PATH (`cat`, `grep`, `ls` …)
-    /// as it judges `read_file`'s, deny before ask, ask before allow.
-    pub(super) fn verdict(&self, info: &CallInfo, subject: &Subject) -> PolicyVerdict {
+    /// The policy's verdict about `info`, whose policy subject is `subject`;
+    /// a command would run at `site`. A `read_file(PATH)` deny or ask rule
+    /// is about reading PATH: it judges every read tool's call about PATH
+    /// (`cat`, `grep`, `ls` …) as it judges `read_file`'s, deny before ask,
+    /// ask before allow.
+    pub(super) fn verdict(
+        &self,
+        info: &CallInfo,
+        subject: &Subject,
+        site: &ShellSite,
+    ) -> PolicyVerdict {
         let kind = info.kind.unwrap_or(ToolKind::Other);
-        let own = self.policy.evaluate(&info.tool, kind, subject);
+        let own = self.policy.evaluate_at(&info.tool, kind, subject, site);
         if kind != ToolKind::Read || info.tool == READ_FILE || own.verdict == Verdict::Deny {
             return own;
         }
@@ -68,7 +74,10 @@ impl Supervisor {
     /// hold). `Err` is the refusal to record instead.
     pub fn recheck_edited(&self, info: &CallInfo, subject: &Subject) -> Result<(), Decision> {
         let kind = info.kind.unwrap_or(ToolKind::Other);
-        let verdict = self.policy.evaluate(&info.tool, kind, subject);
+        // Only a refusal counts here: where it would run does not matter.
+        let verdict = self
+            .policy
+            .evaluate_at(&info.tool, kind, subject, &ShellSite::default());
         if verdict.verdict == Verdict::Deny {
             return Err(blocked(&verdict));
         }
@@ -136,6 +145,23 @@ impl Supervisor {
         prompt_cancel.cancel();
         answer.abort();
         decision
+    }
+}
+
+/// Where a command the agent runs itself runs, for the policy: the
+/// directory the agent reports (which the prompt shows), with nothing
+/// hidden from it. airlock's own calls say where through their invocation
+/// ([`crate::tools::Invocation::shell_site`]); here theirs is unknown.
+pub(super) fn reported_site(info: &CallInfo) -> ShellSite {
+    let cwd = match (&info.runner, &info.view) {
+        (Runner::Agent { .. }, CallView::Command { cwd: Some(cwd), .. }) => {
+            Some(std::path::PathBuf::from(cwd))
+        }
+        _ => None,
+    };
+    ShellSite {
+        cwd,
+        hides_excluded: false,
     }
 }
 

@@ -20,6 +20,8 @@ mod error;
 mod external;
 #[cfg(test)]
 mod external_tests;
+#[cfg(test)]
+mod known_safe_tests;
 mod open_calls;
 mod pipeline;
 mod prepare;

@@ -13,8 +13,10 @@ use super::error::CallError;
 use super::prepare::{NotPrepared, Prepared};
 use super::record::CallResult;
 use super::words::{cap_output, refusal_message, say_what_ran};
-use crate::call::{AgentInfo, CallInfo, Decision, EditField, Outcome, RefusedBy, ToolKind};
-use crate::tools::{Invocation, Tool, ToolOutput};
+use crate::call::{
+    AgentInfo, CallInfo, Decision, EditField, Outcome, RefusedBy, ToolKind, VerdictSource,
+};
+use crate::tools::{Invocation, ShellCheck, Tool, ToolOutput};
 
 impl Supervisor {
     /// Run one call through the pipeline. `cancel` is the agent's
@@ -55,7 +57,15 @@ impl Supervisor {
             let (c, guard) = link(&cancel, &gone);
             (c, Some(guard))
         };
-        let verdict = self.verdict(&p.info, &p.invocation.subject());
+        let subject = p.invocation.subject();
+        let site = p.invocation.shell_site(agent.id).unwrap_or_default();
+        let verdict = self.verdict(&p.info, &subject, &site);
+        // A known-safe verdict holds where the shell was: it is checked
+        // again where the shell is when the command is sent.
+        let shell_check = (verdict.source == VerdictSource::KnownSafe)
+            .then(|| self.policy.known_safe_recheck(&subject, &site))
+            .flatten()
+            .map(|recheck| ShellCheck::new(move |cwd| recheck.check(cwd)));
         // Decided at once: the request and the decision go to the trail
         // together.
         let (decision, p, edit) = if let Some(decision) = immediate(&verdict) {
@@ -92,7 +102,7 @@ impl Supervisor {
             self.record_not_run(&info, refused, &out, arrived);
             return Ok(out);
         }
-        let (mut out, outcome, ran) = self.run(&info, p.invocation, &cancel).await;
+        let (mut out, outcome, ran) = self.run(&info, p.invocation, &cancel, shell_check).await;
         if let Some((proposed, ran)) = edit {
             say_what_ran(&mut out, &proposed, &ran);
         }

@@ -9,7 +9,9 @@ use super::core::Supervisor;
 use crate::call::{CallId, CallInfo, Event, EventBus, Outcome, ToolKind};
 use crate::policy::Action;
 use crate::tools::readonly::READ_FILE;
-use crate::tools::{EntryRule, EntryRules, Invocation, OutputSink, RunContext, ToolOutput};
+use crate::tools::{
+    EntryRule, EntryRules, Invocation, OutputSink, RunContext, ShellCheck, ToolOutput,
+};
 
 /// A sink that broadcasts a running call's output as
 /// [`Event::CallOutput`].
@@ -46,11 +48,14 @@ impl Supervisor {
     }
 
     /// Run an approved call; its output, how it ended and when it started.
+    /// `shell_check` is a known-safe verdict's check of where its shell is
+    /// ([`RunContext::shell_check`]).
     pub(super) async fn run(
         &self,
         info: &CallInfo,
         invocation: Box<dyn Invocation>,
         cancel: &CancellationToken,
+        shell_check: Option<ShellCheck>,
     ) -> (ToolOutput, Outcome, Instant) {
         self.events.emit(Event::CallStarted { id: info.id });
         let timeout = Duration::from_secs(self.limits.timeout_secs.max(1));
@@ -64,6 +69,7 @@ impl Supervisor {
             deadline: Instant::now() + timeout,
             output: output_events(&self.events, info.id),
             entry_rules: self.entry_rules(info),
+            shell_check,
         };
         let started = Instant::now();
         let run = super::contain::run(invocation, ctx);

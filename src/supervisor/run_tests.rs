@@ -22,7 +22,7 @@ async fn run(
     cancel: &CancellationToken,
 ) -> (ToolOutput, Outcome, Instant) {
     let p = s.prepared(id, tool, &args).await;
-    s.sup.run(&p.info, p.invocation, cancel).await
+    s.sup.run(&p.info, p.invocation, cancel, None).await
 }
 
 /// The events heard on `bus` so far.
@@ -78,7 +78,7 @@ async fn a_file_changed_after_its_diff_is_not_overwritten() {
     std::fs::write(s.ws.join("a.txt"), "changed meanwhile\n").unwrap();
     let (out, outcome, _) = s
         .sup
-        .run(&p.info, p.invocation, &CancellationToken::new())
+        .run(&p.info, p.invocation, &CancellationToken::new(), None)
         .await;
     assert_eq!(outcome, Outcome::Error, "{}", out.text);
     assert!(out.text.contains("nothing was written"), "{}", out.text);

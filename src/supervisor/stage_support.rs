@@ -69,6 +69,8 @@ pub(super) struct Setup {
     pub approval_timeout: Option<Duration>,
     /// Test tools added to the real ones.
     pub tools: Vec<Arc<dyn crate::tools::Tool>>,
+    /// `bash.auto_approve_read_only`.
+    pub auto_approve: bool,
 }
 
 impl Default for Setup {
@@ -78,6 +80,7 @@ impl Default for Setup {
             rules: Vec::new(),
             approval_timeout: None,
             tools: Vec::new(),
+            auto_approve: false,
         }
     }
 }
@@ -112,7 +115,7 @@ pub(super) fn stage_with(setup: Setup) -> Stage {
     let sup = Supervisor::new(SupervisorParts {
         scope: Scope::new(&ws, &[], &[".env".to_string()]).unwrap(),
         tools,
-        policy: Policy::with_rules(Mode::Default, rules, &ws, false),
+        policy: Policy::with_rules(Mode::Default, rules, &ws, setup.auto_approve),
         confirmer: confirmer.clone(),
         audit: Arc::new(AuditLog::create(&trail).unwrap()),
         limits: Limits::default(),

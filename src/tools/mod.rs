@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{AgentInfo, CallId, CallView, EditField, GrantShape, Subject, ToolKind};
+use crate::call::{
+    AgentInfo, CallId, CallView, EditField, GrantShape, ShellSite, Subject, ToolKind,
+};
 use crate::scope::{Scope, ScopeError};
 
 pub mod bash;
@@ -91,6 +93,38 @@ pub struct RunContext {
     /// The deny and ask path rules a walk honours entry by entry (set by
     /// the supervisor for read tools).
     pub entry_rules: EntryRules,
+    /// For a command the policy allowed as known-safe where its shell was
+    /// then: the check a tool that keeps a shell makes with the shell's
+    /// real working directory just before the command runs (a `cd` made
+    /// since by another call, a link made since). The command does not run
+    /// when it fails.
+    pub shell_check: Option<ShellCheck>,
+}
+
+/// A check of where a shell command runs ([`RunContext::shell_check`]):
+/// `Err` says why it must not run there.
+#[derive(Clone)]
+pub struct ShellCheck(Arc<CheckCwd>);
+
+/// What a [`ShellCheck`] calls with the shell's working directory.
+type CheckCwd = dyn Fn(&std::path::Path) -> Result<(), String> + Send + Sync;
+
+impl ShellCheck {
+    /// A check made by `f`.
+    pub fn new(f: impl Fn(&std::path::Path) -> Result<(), String> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(f))
+    }
+
+    /// Whether the command may run in `cwd`.
+    pub fn check(&self, cwd: &std::path::Path) -> Result<(), String> {
+        (self.0)(cwd)
+    }
+}
+
+impl std::fmt::Debug for ShellCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ShellCheck")
+    }
 }
 
 /// Where a running call sends chunks of raw output as they are produced.
@@ -145,6 +179,12 @@ pub trait Invocation: Send + 'static {
     fn summary(&self) -> String;
     /// What the policy matches against.
     fn subject(&self) -> Subject;
+    /// For a tool that keeps a shell per agent: where agent `agent_id`'s
+    /// command would run now (its shell's real working directory, and
+    /// whether excluded files are hidden from it). `None`: not a shell.
+    fn shell_site(&self, _agent_id: u64) -> Option<ShellSite> {
+        None
+    }
     /// For writes: the change, shown to the human before it is approved
     /// (shared, not copied: a diff can be as large as the file).
     fn proposal(&self) -> Option<Arc<crate::call::Proposal>> {

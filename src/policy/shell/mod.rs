@@ -45,7 +45,7 @@ pub use matcher::{
 };
 pub use parse::parse;
 pub use prefix::propose_prefix;
-pub use safe::known_safe;
+pub use safe::{DirectoryReads, directory_reads, known_safe};
 #[cfg(test)]
 pub(crate) use special::{SHELLS, WRAPPERS};
 pub use special::{basename, is_shell, is_wrapper};
@@ -78,12 +78,16 @@ pub struct ParsedCommand {
     /// variable, substitution, glob or brace expansion in command
     /// position, a shell reading commands from its standard input, `eval`
     /// of text that is not literal, a wrapper given an expanded program.
-    /// Where a deny rule exists for the tool, such a command is asked,
-    /// never allowed: no deny rule can see what it runs.
+    /// Where a deny or an ask rule exists for the tool, such a command is
+    /// asked, never allowed: no such rule can see what it runs.
     pub dynamic: Vec<String>,
     /// Where output is redirected to (`> F`, `>> F`, `&> F`, `<> F`,
     /// `>& F`), anywhere in the command, for the guardrails.
     pub output_targets: Vec<Word>,
+    /// Files input is redirected from (`< F`, `2< F`), anywhere in the
+    /// command: the known-safe check judges them as it judges the words
+    /// (`cat < .env` reads `.env`).
+    pub input_sources: Vec<Word>,
     /// Functions whose body pipes into or backgrounds the function itself
     /// (`:(){ :|:& };:`), for the guardrails.
     pub self_spawning: Vec<String>,

@@ -37,7 +37,9 @@ impl Walker {
                 T::Filename(w) => {
                     let class = self.classify_ast_word(w);
                     let mut hazards = class.hazards;
-                    if !matches!(kind, K::Read) {
+                    if matches!(kind, K::Read) {
+                        self.out.input_sources.push(class.word.clone());
+                    } else {
                         self.out.output_targets.push(class.word.clone());
                     }
                     let harmless = match kind {

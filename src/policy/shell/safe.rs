@@ -11,7 +11,7 @@
 //! programs not installed where that test runs (`tree`, `rg`) are not on
 //! the list.
 
-use super::{ParsedCommand, Word};
+use super::{ParsedCommand, SimpleCommand, Word};
 
 /// Programs that only read or print, whatever their arguments.
 const ANY_ARGUMENTS: &[&str] = &[
@@ -86,6 +86,9 @@ pub fn known_safe(parsed: &ParsedCommand) -> Option<String> {
 
 /// Whether `program` with `args` only reads.
 fn safe_arguments(program: &str, args: &[Word]) -> bool {
+    if reads_name_list(program, args) {
+        return false;
+    }
     if ANY_ARGUMENTS.contains(&program) {
         return true;
     }
@@ -99,6 +102,94 @@ fn safe_arguments(program: &str, args: &[Word]) -> bool {
         // With arguments, `env` runs a program and `hostname` sets the name.
         "env" | "hostname" => args.is_empty(),
         _ => literal.is_some_and(|a| safe_literal_arguments(program, &a)),
+    }
+}
+
+/// Whether `program` reads the names of the files it reads from a file or
+/// from its input (`wc --files0-from=F`, `sha256sum -c F`, `file -f F`,
+/// `find -files0-from F`): those names are not words the scope check can
+/// see, so such a command is never known-safe.
+fn reads_name_list(program: &str, args: &[Word]) -> bool {
+    let literal = || args.iter().filter_map(Word::literal);
+    match program {
+        "wc" | "du" | "sort" => literal().any(|a| long_option(a, "files0-from")),
+        "md5sum" | "sha1sum" | "sha256sum" | "sha512sum" => {
+            literal().any(|a| long_option(a, "check") || short_option_has(a, 'c'))
+        }
+        "file" => literal().any(|a| long_option(a, "files-from") || short_option_has(a, 'f')),
+        "find" => literal().any(|a| a == "-files0-from"),
+        _ => false,
+    }
+}
+
+/// How a known-safe command reads directories beyond the paths its words
+/// name, for the scope check of its words (the engine's `reach`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirectoryReads {
+    /// It reads what it names; a directory is at most listed, one level.
+    Named,
+    /// It walks the directories it is given (or `.`) and everything below
+    /// them (`grep -r`, `ls -R`, `du`, `find`); `follows_links`: through
+    /// symbolic links too, so the walk can leave the tree it was given.
+    Walks {
+        /// Symbolic links met on the way are followed (`grep -R`, `find
+        /// -L`, `du -L`, `ls -RL`, `diff -r`).
+        follows_links: bool,
+    },
+    /// Given a directory, it reads the files in it, following symbolic
+    /// links (`diff dir1 dir2`).
+    FilesInside,
+}
+
+/// How `cmd` (a known-safe simple command) reads directories. A word that
+/// is not literal could be any option: the worst is assumed.
+pub fn directory_reads(cmd: &SimpleCommand) -> DirectoryReads {
+    let worst = DirectoryReads::Walks {
+        follows_links: true,
+    };
+    let Some(program) = cmd.program() else {
+        return worst;
+    };
+    let Some(argv) = cmd.literal_argv() else {
+        return worst;
+    };
+    let args = &argv[1..];
+    let any = |f: &dyn Fn(&str) -> bool| args.iter().any(|a| f(a));
+    let walks = |follows_links| DirectoryReads::Walks { follows_links };
+    match program {
+        // `-d recurse`, `--directories=recurse` walk as `-r` does; `-R`
+        // follows every link.
+        "grep" | "egrep" | "fgrep" => {
+            if any(&|a| short_option_has(a, 'R') || long_option(a, "dereference-recursive")) {
+                walks(true)
+            } else if any(&|a| {
+                short_option_has(a, 'r')
+                    || short_option_has(a, 'd')
+                    || long_option(a, "recursive")
+                    || long_option(a, "directories")
+            }) {
+                walks(false)
+            } else {
+                DirectoryReads::Named
+            }
+        }
+        "ls" if any(&|a| short_option_has(a, 'R') || long_option(a, "recursive")) => {
+            walks(any(&|a| {
+                short_option_has(a, 'L') || long_option(a, "dereference")
+            }))
+        }
+        "du" => walks(any(&|a| {
+            short_option_has(a, 'L') || long_option(a, "dereference")
+        })),
+        // `-H` follows only the links named on the command line, which the
+        // scope check resolves.
+        "find" => walks(any(&|a| matches!(a, "-L" | "-follow"))),
+        "diff" if any(&|a| short_option_has(a, 'r') || long_option(a, "recursive")) => walks(true),
+        "diff" => DirectoryReads::FilesInside,
+        "git" if args.first() == Some(&"diff") && any(&|a| long_option(a, "no-index")) => {
+            walks(false)
+        }
+        _ => DirectoryReads::Named,
     }
 }
 
@@ -261,6 +352,65 @@ mod tests {
             "/bin/ls",
         ] {
             assert!(!safe(c), "{c} should not be known-safe");
+        }
+    }
+
+    #[test]
+    fn names_read_from_a_file_are_not_known_safe() {
+        for c in [
+            "wc -c --files0-from=list",
+            "du --files0-from list",
+            "sort --files0=list",
+            "sha256sum -c sums",
+            "md5sum --check sums",
+            "sha1sum -bc sums",
+            "file -f names",
+            "file --files-from names",
+            "find . -files0-from list",
+        ] {
+            assert!(!safe(c), "{c} should not be known-safe");
+        }
+        for c in [
+            "wc -c list",
+            "sort list",
+            "sha256sum list",
+            "file list",
+            "du -sh .",
+        ] {
+            assert!(safe(c), "{c} should be known-safe");
+        }
+    }
+
+    #[test]
+    fn how_commands_read_directories() {
+        let reads = |c: &str| directory_reads(&parse(c).unwrap().commands[0]);
+        let walks = |follows_links| DirectoryReads::Walks { follows_links };
+        for (c, want) in [
+            ("grep -n x f", DirectoryReads::Named),
+            ("grep -rn x", walks(false)),
+            ("grep -d recurse x .", walks(false)),
+            ("grep --directories=recurse x .", walks(false)),
+            ("grep --rec x .", walks(false)),
+            ("grep -R x .", walks(true)),
+            ("grep --dereference-recursive x .", walks(true)),
+            ("ls -la", DirectoryReads::Named),
+            ("ls -L", DirectoryReads::Named),
+            ("ls -R", walks(false)),
+            ("ls -RL", walks(true)),
+            ("du -sh", walks(false)),
+            ("du -L", walks(true)),
+            ("du --dereference-args x", walks(false)),
+            ("find . -name x", walks(false)),
+            ("find -H . -name x", walks(false)),
+            ("find -L .", walks(true)),
+            ("find . -follow", walks(true)),
+            ("diff a b", DirectoryReads::FilesInside),
+            ("diff -ru a b", walks(true)),
+            ("git diff --no-index a b", walks(false)),
+            ("git diff HEAD", DirectoryReads::Named),
+            ("cat *.rs", walks(true)),
+        ] {
+            assert_eq!(reads(c), want, "{c}");
         }
     }
 

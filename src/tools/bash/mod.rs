@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::call::{AgentInfo, CallView, EditField, GrantShape, Subject, ToolKind};
+use crate::call::{AgentInfo, CallView, EditField, GrantShape, ShellSite, Subject, ToolKind};
 use crate::sandbox::{Sandbox, SandboxMode};
 use crate::scope::Scope;
 use crate::tools::readonly::{args, object_schema};
@@ -314,6 +314,23 @@ impl Invocation for BashCall {
         }
     }
 
+    fn shell_site(&self, agent_id: u64) -> Option<ShellSite> {
+        // A restart starts the command in a fresh shell, in the workspace.
+        let cwd = if self.restart {
+            Some(self.workspace.clone())
+        } else {
+            self.pool.cwd(agent_id, &self.workspace)
+        };
+        let hides_excluded = self
+            .sandbox
+            .as_ref()
+            .is_some_and(|s| s.status().is_active() && s.hides_late());
+        Some(ShellSite {
+            cwd,
+            hides_excluded,
+        })
+    }
+
     fn view(&self) -> CallView {
         match &self.command {
             Some(command) => CallView::Command {
@@ -359,6 +376,7 @@ impl Invocation for BashCall {
                 command: self.command.clone(),
                 restart: self.restart,
                 timeout: Duration::from_secs(self.timeout_secs),
+                check: ctx.shell_check.clone(),
             };
             let output = ctx.output.clone();
             let mut stream = move |chunk: &[u8]| output.send(chunk);

@@ -3,6 +3,7 @@
 //! the pool is dropped.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::procs;
 use super::session::{RunOutcome, Shell, ShellConfig, ShellError};
+use crate::tools::ShellCheck;
 
 /// What one call asks of its agent's shell.
 #[derive(Debug, Clone)]
@@ -21,6 +23,9 @@ pub struct Request {
     pub restart: bool,
     /// How long the command may run.
     pub timeout: Duration,
+    /// Checked with the shell's working directory just before the command
+    /// is sent; the command does not run when it fails.
+    pub check: Option<ShellCheck>,
 }
 
 /// What happened.
@@ -40,6 +45,12 @@ pub enum PoolOutcome {
     Restarted,
     /// Cancelled before the command reached the shell.
     CancelledBeforeStart,
+    /// The request's check refused the shell's working directory: the
+    /// command was not sent.
+    NotRun {
+        /// Why.
+        reason: String,
+    },
 }
 
 struct Slot {
@@ -47,6 +58,8 @@ struct Slot {
     closed: CancellationToken,
     /// The current shell's pid (0: none), for killing it without the lock.
     pid: AtomicI32,
+    /// The current bash process's pid, for its working directory.
+    bash_pid: AtomicI32,
 }
 
 /// The shells of all agents.
@@ -80,6 +93,7 @@ impl Pool {
                     shell: tokio::sync::Mutex::new(None),
                     closed: CancellationToken::new(),
                     pid: AtomicI32::new(0),
+                    bash_pid: AtomicI32::new(0),
                 })
             })
             .clone()
@@ -96,6 +110,29 @@ impl Pool {
             .map(|s| s.pid.load(Ordering::SeqCst))
             .filter(|p| *p > 0)
             .collect()
+    }
+
+    /// Where `agent`'s next command would run: its live shell's working
+    /// directory as the kernel has it, or `fresh` (where a new shell
+    /// starts) when it has none; `None` when it cannot be read.
+    pub fn cwd(&self, agent: u64, fresh: &Path) -> Option<PathBuf> {
+        let (leader, shell) = {
+            let slots = self
+                .slots
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            slots.get(&agent).map_or((0, 0), |s| {
+                (
+                    s.pid.load(Ordering::SeqCst),
+                    s.bash_pid.load(Ordering::SeqCst),
+                )
+            })
+        };
+        match (leader, shell) {
+            (0, _) => Some(fresh.to_path_buf()),
+            (_, 0) => None,
+            (_, shell) => procs::cwd(shell),
+        }
     }
 
     /// Run `req` on `agent`'s shell, starting one with `cfg` if needed.
@@ -129,12 +166,23 @@ impl Pool {
                 slot.pid.store(0, Ordering::SeqCst);
                 let s = Shell::spawn(cfg).await?;
                 slot.pid.store(s.pid(), Ordering::SeqCst);
+                slot.bash_pid.store(s.bash_pid(), Ordering::SeqCst);
                 s
             }
         };
         let shell = guard.insert(shell);
         if slot.closed.is_cancelled() {
             shell.kill();
+        }
+        if let Some(check) = &req.check {
+            let checked = (shell.bash_pid() > 0)
+                .then(|| procs::cwd(shell.bash_pid()))
+                .flatten()
+                .ok_or_else(|| "the shell's working directory cannot be read".to_string())
+                .and_then(|cwd| check.check(&cwd));
+            if let Err(reason) = checked {
+                return Ok(PoolOutcome::NotRun { reason });
+            }
         }
         let stop = async {
             tokio::select! {

@@ -52,6 +52,21 @@ pub fn stat(pid: i32) -> Option<ProcStat> {
     parse_stat(&text)
 }
 
+/// The working directory of process `pid` as the kernel has it (not what
+/// its `$PWD` says), if it can be read.
+pub fn cwd(pid: i32) -> Option<std::path::PathBuf> {
+    std::fs::read_link(format!("/proc/{pid}/cwd")).ok()
+}
+
+/// The only child of process `pid`, if it has exactly one.
+pub fn only_child(pid: i32) -> Option<i32> {
+    let mut children = all().into_iter().filter(|p| p.ppid == pid);
+    match (children.next(), children.next()) {
+        (Some(child), None) => Some(child.pid),
+        _ => None,
+    }
+}
+
 /// Every process on the machine (that we may read).
 pub fn all() -> Vec<ProcStat> {
     let Ok(dir) = std::fs::read_dir("/proc") else {

@@ -141,6 +141,10 @@ pub fn render(outcome: PoolOutcome, timeout_secs: u64, workspace: &Path) -> Tool
         PoolOutcome::CancelledBeforeStart => {
             ToolOutput::error("the command was cancelled before it started; nothing ran")
         }
+        PoolOutcome::NotRun { reason } => ToolOutput::error(format!(
+            "not run: it was allowed as a known-safe read-only command, but where the shell is \
+             now it is not ({reason}); nothing ran, send it again to have it judged again"
+        )),
         PoolOutcome::Ran {
             outcome,
             restarted,

@@ -106,6 +106,10 @@ pub struct RunOutcome {
 /// One bash process in its PTY.
 pub struct Shell {
     pid: i32,
+    /// The bash process itself: `pid`, or in a PID namespace its only
+    /// child (`pid` is then the namespace's waiting parent); 0 when it
+    /// could not be found.
+    bash_pid: i32,
     max_output: usize,
     /// The PTY's master side, open as long as the shell's terminal is.
     master: Box<dyn MasterPty + Send>,
@@ -210,6 +214,11 @@ impl Shell {
         let (cmd_r, cmd_w) = plumbing::pipe()?;
         plumbing::set_nonblocking(cmd_w.as_raw_fd(), true)?;
         let mut cmd = bash_command(cfg, cmd_r, slave)?;
+        let forks = steps.as_ref().is_some_and(|s| {
+            s.steps()
+                .iter()
+                .any(|step| matches!(step, crate::sandbox::child::Step::PidInit { .. }))
+        });
         let child = spawn_child(&mut cmd, steps)?;
         let pid = i32::try_from(child.id())
             .map_err(|_| ShellError::Spawn("process id out of range".into()))?;
@@ -221,6 +230,7 @@ impl Shell {
         })?;
         let mut shell = Shell {
             pid,
+            bash_pid: 0,
             max_output: cfg.max_output_bytes,
             master: pair.master,
             commands: File::from(cmd_w),
@@ -246,7 +256,16 @@ impl Shell {
             .run("", STARTUP_TIMEOUT, std::future::pending(), &mut |_| {})
             .await?;
         match ready.ending {
-            Ending::Finished { .. } => Ok(shell),
+            Ending::Finished { .. } => {
+                // It has answered: bash runs (in a PID namespace, as the
+                // only child of the waiting parent).
+                shell.bash_pid = if forks {
+                    procs::only_child(pid).unwrap_or(0)
+                } else {
+                    pid
+                };
+                Ok(shell)
+            }
             other => Err(ShellError::Startup(format!(
                 "{other:?}; it printed: {}",
                 ready.output.text.trim()
@@ -273,6 +292,12 @@ impl Shell {
     /// The shell's pid (its session and process group id too).
     pub fn pid(&self) -> i32 {
         self.pid
+    }
+
+    /// The bash process's pid, whose working directory is the shell's (0:
+    /// not found). In a PID namespace it is not [`Shell::pid`].
+    pub fn bash_pid(&self) -> i32 {
+        self.bash_pid
     }
 
     /// Whether it can take the next command.

@@ -39,6 +39,7 @@ pub(crate) fn ctx(scope: &Scope) -> RunContext {
         deadline: Instant::now() + Duration::from_secs(10),
         output: crate::tools::OutputSink::discard(),
         entry_rules: crate::tools::EntryRules::none(),
+        shell_check: None,
     }
 }
 
