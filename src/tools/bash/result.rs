@@ -139,7 +139,7 @@ pub fn render(outcome: PoolOutcome, timeout_secs: u64, workspace: &Path) -> Tool
         }
         .into_output(false),
         PoolOutcome::CancelledBeforeStart => {
-            ToolOutput::error("the command was cancelled before it started; nothing ran")
+            ToolOutput::cancelled("the command was cancelled before it started; nothing ran")
         }
         PoolOutcome::Ran {
             outcome,
@@ -192,7 +192,8 @@ pub fn render(outcome: PoolOutcome, timeout_secs: u64, workspace: &Path) -> Tool
                     ),
                 ),
             };
-            BashResult {
+            let cancelled = matches!(outcome.ending, Ending::Cancelled);
+            let mut out = BashResult {
                 notice,
                 output: outcome.output.text,
                 message,
@@ -205,7 +206,9 @@ pub fn render(outcome: PoolOutcome, timeout_secs: u64, workspace: &Path) -> Tool
                 cwd: outcome.cwd.unwrap_or(ws),
                 duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
             }
-            .into_output(is_error)
+            .into_output(is_error);
+            out.cancelled = cancelled;
+            out
         }
     }
 }
