@@ -471,3 +471,48 @@ async fn idle_sessions_and_stateless_agents_expire() {
         .await;
     assert_eq!(after.status, 404, "an expired session is unknown");
 }
+
+/// Two POSTs with the same request id in one session: the second is
+/// refused (409, audited) before it runs, the first gets its own answer,
+/// and once it is answered the id can be used again. rmcp sent the first
+/// call's answer to the second POST and cancelled the second call, and
+/// the first POST never got an answer (red-team finding).
+#[tokio::test]
+async fn a_request_reusing_an_id_in_flight_in_its_session_is_refused() {
+    let ws = Ws::new();
+    let (_child, ep) = serve_http(&ws, &["--approve-all", "--sandbox", "off"]).await;
+    let s = Session::open(&ep, "dup-http").await;
+    let call = |id: u64, c: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "bash", "arguments": {"command": c}}})
+    };
+    let slow = call(7, "sleep 1; echo AAA-first");
+    let fast = call(7, "touch dup-ran; echo BBB-second");
+    let (first, second) = tokio::join!(s.post(&slow), async {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        s.post(&fast).await
+    });
+    assert_eq!(second.status, 409, "{}", second.text());
+    assert!(
+        second.text().contains("request id 7 is in use"),
+        "{}",
+        second.text()
+    );
+    assert!(!ws.root.join("dup-ran").exists(), "the refused request ran");
+    assert_eq!(first.status, 200, "{}", first.text());
+    assert!(
+        result_text(&first.answer()["result"]).contains("AAA-first"),
+        "{first:?}"
+    );
+    assert!(
+        protocol_errors(&ws).iter().any(|e| e.contains("409")),
+        "audited: {:?}",
+        protocol_errors(&ws)
+    );
+    // Answered: the id is free again, and the same request runs (the
+    // control: the refusal was the id's, not the request's).
+    let again = s.post(&fast).await;
+    assert_eq!(again.status, 200, "{}", again.text());
+    assert!(result_text(&again.answer()["result"]).contains("BBB-second"));
+    assert!(ws.root.join("dup-ran").exists());
+}

@@ -544,3 +544,64 @@ async fn a_request_reusing_an_id_in_flight_is_refused_not_run() {
     );
     assert_eq!(of_type(&audit, "call_requested").len(), 2);
 }
+
+/// A request the agent cancelled, then a new request with the same id:
+/// the new one runs to its end and gets its own answer. rmcp matched the
+/// cancelled handler's late answer by id, so it cancelled the new command
+/// and sent it the old one's answer (red-team finding).
+#[tokio::test]
+async fn an_id_reused_after_a_cancel_gets_its_own_answer() {
+    let ws = Ws::new();
+    let mut cmd = ws.serve_stdio();
+    cmd.arg("--approve-all").arg("--sandbox").arg("off");
+    let mut raw = Raw::spawn_with(cmd);
+    raw.initialize("reuse-after-cancel").await;
+    let bash = |c: &str| json!({ "command": c });
+    raw.send(call(5, "bash", bash("sleep 2; echo FIRST"))).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // The cancellation and the new request in one write: rmcp reads the
+    // second before the cancelled handler has ended.
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 5, "reason": "test"}});
+    let again = call(5, "bash", bash("sleep 1; touch second-ran; echo SECOND"));
+    let mut both = serde_json::to_vec(&cancel).unwrap();
+    both.push(b'\n');
+    both.extend(serde_json::to_vec(&again).unwrap());
+    both.push(b'\n');
+    raw.send_bytes(&both).await;
+    let r = raw.reply(5).await;
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("SECOND") && !text.contains("FIRST"), "{r}");
+    assert!(
+        ws.root.join("second-ran").exists(),
+        "the second command was stopped"
+    );
+    // Nothing else is answered with id 5 (the cancelled call's answer is
+    // not passed on).
+    raw.send(call(6, "pwd", json!({}))).await;
+    raw.reply(6).await;
+    assert!(
+        !raw.seen.iter().any(|v| v["id"] == 5),
+        "a second answer to id 5: {:?}",
+        raw.seen
+    );
+    raw.finish().await;
+    let audit = ws.audit();
+    let finished = of_type(&audit, "call_finished");
+    let statuses: Vec<&str> = finished
+        .iter()
+        .map(|f| f["status"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == "ok").count(),
+        2,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == "cancelled").count(),
+        1,
+        "{statuses:?}"
+    );
+}

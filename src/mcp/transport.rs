@@ -25,7 +25,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::task::JoinHandle;
 
-use super::in_flight::InFlight;
+use super::in_flight::{Arrival, InFlight};
 use super::line_out::LineOut;
 
 /// The longest message (one line) airlock accepts: 16 MiB.
@@ -220,12 +220,17 @@ where
 
     fn send(
         &mut self,
-        item: ServerJsonRpcMessage,
+        mut item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         // Written (or queued whole) here, not in the future: a line is
-        // never cut by a caller that drops the future.
-        self.in_flight.answered(&item);
-        let out = self.out.clone();
+        // never cut by a caller that drops the future. An answer to a
+        // cancelled request is not written (its id may be in use again).
+        let out = if self.in_flight.answered(&mut item) {
+            self.out.clone()
+        } else {
+            tracing::debug!("dropped the answer to a cancelled request");
+            return futures::future::Either::Left(std::future::ready(Ok(())));
+        };
         let sent = match (encode(&item), &out) {
             (Ok(bytes), Some(o)) => o.push(bytes),
             (Err(e), _) => Err(e),
@@ -234,13 +239,13 @@ where
                 "the transport is closed",
             )),
         };
-        async move {
+        futures::future::Either::Right(async move {
             sent?;
             if let Some(out) = out {
                 out.room().await;
             }
             Ok(())
-        }
+        })
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
@@ -257,10 +262,12 @@ where
             let classified = match self.read_line().await {
                 Line::Complete => {
                     let mut c = classify(&self.line);
-                    if let Classified::Message(m) = &c
-                        && let Err(id) = self.in_flight.arrived(m)
-                    {
-                        c = Classified::Reply(id_in_use(id));
+                    if let Classified::Message(m) = &mut c {
+                        match self.in_flight.arrived(m) {
+                            Arrival::Pass => {}
+                            Arrival::Drop => c = Classified::Ignore,
+                            Arrival::InUse(id) => c = Classified::Reply(id_in_use(id)),
+                        }
                     }
                     if let Classified::Reply(reply) = &c {
                         self.report(reply, &self.line);
@@ -723,14 +730,25 @@ mod tests {
         let (read, write) = tokio::io::split(server);
         let mut t = LineTransport::new(read, write);
         let text = "x".repeat(1024 * 1024);
+        // Six requests read, then each answered with 1 MiB (by the id the
+        // transport gave it).
+        let mut ids = Vec::new();
         for i in 0..6 {
+            let line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n");
+            client.write_all(line.as_bytes()).await.unwrap();
+            let Some(ClientJsonRpcMessage::Request(r)) = t.receive().await else {
+                panic!("request {i} not read");
+            };
+            ids.push(r.id);
+        }
+        for id in ids {
             let result =
                 rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(
                     text.clone(),
                 )]);
             let reply = ServerJsonRpcMessage::response(
                 rmcp::model::ServerResult::CallToolResult(result),
-                RequestId::Number(i),
+                id,
             );
             drop(t.send(reply));
         }

@@ -75,9 +75,13 @@ impl Supervisor {
         let run = super::contain::run(invocation, ctx);
         if info.kind != Some(ToolKind::Read) {
             // Write and exec tools own their timeouts and must not be
-            // abandoned half-way; they watch the cancellation token.
+            // abandoned half-way; they watch the cancellation token. One
+            // that says the cancellation stopped it, or failed once it
+            // arrived (a shell killed at shutdown), ended cancelled; one
+            // that finished all the same (a write) is recorded as done.
             let out = run.await;
-            let outcome = if cancel.is_cancelled() || self.shutdown.is_cancelled() {
+            let stopping = cancel.is_cancelled() || self.shutdown.is_cancelled();
+            let outcome = if out.cancelled || (stopping && out.is_error) {
                 Outcome::Cancelled
             } else {
                 Outcome::of_run(out.is_error)

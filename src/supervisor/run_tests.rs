@@ -165,3 +165,24 @@ async fn a_read_returns_the_file() {
         out.text
     );
 }
+
+#[tokio::test]
+async fn a_write_that_finishes_although_the_agent_cancelled_is_recorded_as_written() {
+    let s = stage(Answer::Approve);
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let args = json!({"path": "w1.txt", "content": "written\n"});
+    let (out, outcome, _) = run(&s, 5, "write_file", args, &cancel).await;
+    assert_eq!(
+        std::fs::read_to_string(s.ws.join("w1.txt")).unwrap(),
+        "written\n",
+        "the write tool runs to completion"
+    );
+    assert_eq!(
+        outcome,
+        Outcome::Ok,
+        "the trail says what happened: {}",
+        out.text
+    );
+    assert!(!out.cancelled);
+}

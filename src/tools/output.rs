@@ -16,6 +16,11 @@ pub struct ToolOutput {
     /// For a tool that keeps a shell (bash): the shell's working directory
     /// afterwards, where the agent's next command runs.
     pub shell_cwd: Option<String>,
+    /// The tool stopped because the call was cancelled (the agent's
+    /// cancellation, its disconnect or shutdown). A tool that went on to
+    /// finish although a cancellation arrived (a write) leaves it false:
+    /// the trail records what happened, not what was asked.
+    pub cancelled: bool,
 }
 
 impl ToolOutput {
@@ -27,6 +32,7 @@ impl ToolOutput {
             structured: None,
             truncated: false,
             shell_cwd: None,
+            cancelled: false,
         }
     }
 
@@ -38,6 +44,15 @@ impl ToolOutput {
             structured: None,
             truncated: false,
             shell_cwd: None,
+            cancelled: false,
+        }
+    }
+
+    /// A result saying the call was stopped by its cancellation.
+    pub fn cancelled(text: impl Into<String>) -> Self {
+        Self {
+            cancelled: true,
+            ..Self::error(text)
         }
     }
 
@@ -193,6 +208,7 @@ impl OutputBuf {
             structured: None,
             truncated: self.truncated,
             shell_cwd: None,
+            cancelled: false,
         }
     }
 }

@@ -56,6 +56,8 @@ pub type OnAbandon = Box<dyn FnOnce() + Send + Sync>;
 pub struct WatchedBody {
     inner: BoxBody<Bytes, Infallible>,
     on_abandon: Option<OnAbandon>,
+    /// Kept until the body is dropped (at its end or abandoned).
+    _held: Option<Box<dyn Send + Sync>>,
 }
 
 impl WatchedBody {
@@ -64,7 +66,16 @@ impl WatchedBody {
         Self {
             inner,
             on_abandon: Some(on_abandon),
+            _held: None,
         }
+    }
+
+    /// Keep `value` alive as long as the body (its `Drop` runs when the
+    /// answer has been sent or abandoned).
+    #[must_use]
+    pub fn holding(mut self, value: Box<dyn Send + Sync>) -> Self {
+        self._held = Some(value);
+        self
     }
 }
 

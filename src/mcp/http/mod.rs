@@ -27,6 +27,7 @@ use crate::supervisor::Supervisor;
 pub mod access;
 pub mod agents;
 pub mod body;
+mod ids;
 mod request;
 
 use crate::config::http as config;
@@ -198,6 +199,7 @@ impl HttpServer {
             sessions,
             max_body: self.config.max_body_bytes,
             body_timeout: BODY_TIMEOUT,
+            ids: Arc::default(),
         });
         let sweeper = {
             let (sup, pool, stop) = (supervisor.clone(), pool.clone(), stop.clone());

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::access::{Access, MCP_PATH, Refusal, redacted_path};
 use super::body::{BodyError, WatchedBody, read_bounded};
+use super::ids::{Held, SessionIds};
 use crate::mcp::AirlockHandler;
 use crate::supervisor::Supervisor;
 
@@ -37,6 +38,7 @@ pub struct State {
     pub sessions: Arc<LocalSessionManager>,
     pub max_body: usize,
     pub body_timeout: Duration,
+    pub ids: Arc<SessionIds>,
 }
 
 impl State {
@@ -82,6 +84,19 @@ impl State {
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
         let request_id = request_id(&bytes);
+        let held = match (&session, &request_id) {
+            (Some(s), Some(id)) => match self.ids.hold(s, id) {
+                Some(h) => Some(h),
+                None => {
+                    let why = format!(
+                        "request id {id} is in use: a request with this id has not been \
+                         answered yet in this session (JSON-RPC ids must be unique)"
+                    );
+                    return self.refuse_plain(&what, StatusCode::CONFLICT, &why, &bytes);
+                }
+            },
+            _ => None,
+        };
         let is_delete = parts.method == http::Method::DELETE;
         let mut response = self
             .service
@@ -94,9 +109,9 @@ impl State {
             // The session is gone; clients expect 200 or 204 here.
             *response.status_mut() = StatusCode::NO_CONTENT;
         }
-        match (session, request_id) {
-            (Some(session), Some(id)) if is_event_stream(&response) => {
-                self.cancel_when_abandoned(response, session, id)
+        match (session, request_id, held) {
+            (Some(session), Some(id), Some(held)) if is_event_stream(&response) => {
+                self.cancel_when_abandoned(response, session, id, held)
             }
             _ => response,
         }
@@ -156,11 +171,13 @@ impl State {
 
     /// A request's SSE answer in a session: if the client drops it before
     /// the end, the request is cancelled (as a closed stdin cancels calls).
+    /// Its id stays in flight (`held`) until the answer is over.
     fn cancel_when_abandoned(
         &self,
         response: BoxResponse,
         session: String,
         id: Value,
+        held: Held,
     ) -> BoxResponse {
         let sessions = self.sessions.clone();
         let (parts, body) = response.into_parts();
@@ -185,7 +202,8 @@ impl State {
                     }
                 });
             }),
-        );
+        )
+        .holding(Box::new(held));
         Response::from_parts(parts, watched.boxed())
     }
 }

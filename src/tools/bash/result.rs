@@ -139,7 +139,7 @@ pub fn render(outcome: PoolOutcome, timeout_secs: u64, workspace: &Path) -> Tool
         }
         .into_output(false),
         PoolOutcome::CancelledBeforeStart => {
-            ToolOutput::error("the command was cancelled before it started; nothing ran")
+            ToolOutput::cancelled("the command was cancelled before it started; nothing ran")
         }
         PoolOutcome::NotRun { reason } => ToolOutput::error(format!(
             "not run: it was allowed as a known-safe read-only command, but where the shell is \
@@ -196,7 +196,8 @@ pub fn render(outcome: PoolOutcome, timeout_secs: u64, workspace: &Path) -> Tool
                     ),
                 ),
             };
-            BashResult {
+            let cancelled = matches!(outcome.ending, Ending::Cancelled);
+            let mut out = BashResult {
                 notice,
                 output: outcome.output.text,
                 message,
@@ -209,7 +210,9 @@ pub fn render(outcome: PoolOutcome, timeout_secs: u64, workspace: &Path) -> Tool
                 cwd: outcome.cwd.unwrap_or(ws),
                 duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
             }
-            .into_output(is_error)
+            .into_output(is_error);
+            out.cancelled = cancelled;
+            out
         }
     }
 }
