@@ -16,17 +16,39 @@ use crate::tools::ToolError;
 use crate::tools::write::propose;
 
 /// One file as the patch finds it: the name shown, its real path, its
-/// bytes (None: it does not exist).
+/// bytes (None: it does not exist), and whether the patch names it through
+/// a symbolic link (checked and shown as the file it points to).
 struct Found {
     shown: String,
     real: PathBuf,
     old: Option<Vec<u8>>,
+    link: bool,
 }
 
 impl Found {
     fn open(cwd: Option<&Path>, path: &str, scope: &Scope) -> Result<Self, ToolError> {
-        let (shown, real, old) = current(scope, &at(cwd, path))?;
-        Ok(Self { shown, real, old })
+        let named = at(cwd, path);
+        let (shown, real, old) = current(scope, &named)?;
+        let link = std::fs::symlink_metadata(scope.absolute(&named).unwrap_or_default())
+            .is_ok_and(|m| m.file_type().is_symlink());
+        Ok(Self {
+            shown,
+            real,
+            old,
+            link,
+        })
+    }
+
+    /// Codex removes what the patch names: a link, not the file it points
+    /// to, which is what airlock would show.
+    fn removed_as_shown(&self) -> Result<(), NoDiff> {
+        if self.link {
+            return Err(NoDiff::Uncertain(format!(
+                "{} is reached through a symbolic link, which Codex removes instead of the file",
+                self.shown
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -152,6 +174,7 @@ fn change(native: &str, op: &FileOp, f: &Files) -> Result<Vec<Proposal>, NoDiff>
             Ok(vec![p])
         }
         FileOp::Delete { .. } => {
+            from.removed_as_shown()?;
             let old = from
                 .old
                 .as_deref()
@@ -176,7 +199,10 @@ fn change(native: &str, op: &FileOp, f: &Files) -> Result<Vec<Proposal>, NoDiff>
                     Some(old),
                     after.as_bytes(),
                 )],
-                Some(to) => moved(from, to, after.as_bytes()),
+                Some(to) => {
+                    from.removed_as_shown()?;
+                    moved(from, to, after.as_bytes())
+                }
             })
         }
     }

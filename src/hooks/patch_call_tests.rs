@@ -146,3 +146,31 @@ fn every_file_a_patch_touches_is_checked_like_write_file() {
     // Control: an ordinary file is written.
     assert!(!write_file_refuses(&ws.join("ok.txt"), &scope));
 }
+
+#[test]
+fn deleting_or_moving_away_a_symlink_is_not_shown_as_the_file_it_points_to() {
+    let (_d, ws, scope) = workspace();
+    std::fs::write(ws.join("real.txt"), "a\n").unwrap();
+    std::os::unix::fs::symlink(ws.join("real.txt"), ws.join("link.txt")).unwrap();
+    // Codex removes link.txt; real.txt stays.
+    let delete = "*** Begin Patch\n*** Delete File: link.txt\n*** End Patch";
+    let away =
+        "*** Begin Patch\n*** Update File: link.txt\n*** Move to: b.txt\n@@\n-a\n+b\n*** End Patch";
+    for text in [delete, away] {
+        let c = call_of(run(text, &ws, &scope));
+        assert!(is_raw(&c), "{text}: {c:?}");
+    }
+    // Control: the same through the file's own name is a diff; an update
+    // through the link writes the file it points to, as shown.
+    let direct = "*** Begin Patch\n*** Delete File: real.txt\n*** End Patch";
+    assert_eq!(call_of(run(direct, &ws, &scope)).view, CallView::Change);
+    let update = "*** Begin Patch\n*** Update File: link.txt\n@@\n-a\n+b\n*** End Patch";
+    let c = call_of(run(update, &ws, &scope));
+    assert_eq!(c.view, CallView::Change);
+    assert_eq!(
+        c.subject,
+        Subject::Paths {
+            paths: vec![ws.join("real.txt")]
+        }
+    );
+}
