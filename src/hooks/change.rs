@@ -2,14 +2,12 @@
 //! scope checks as airlock's write tools and a diff computed from the file
 //! on disk, so the prompt shows exactly what the agent will change.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::mapped::{Mapped, NativeCall, airlock_tool, one_line, unreadable};
-use super::patch::{self, FileOp};
-use crate::call::{CallView, Proposal, Subject, ToolKind, WriteAction};
+use crate::call::{CallView, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 use crate::tools::ToolError;
 use crate::tools::readonly::READ_FILE;
@@ -18,13 +16,13 @@ use crate::tools::write::{
     write_file_args,
 };
 
-fn write_call(native: &str) -> NativeCall {
+pub(super) fn write_call(native: &str) -> NativeCall {
     let mut call = NativeCall::new(ToolKind::Write, WRITE_FILE, one_line(native));
     call.view = CallView::Change;
     call
 }
 
-fn invalid(native: &str, message: impl Into<String>) -> ToolError {
+pub(super) fn invalid(native: &str, message: impl Into<String>) -> ToolError {
     ToolError::InvalidArguments {
         tool: native.to_string(),
         message: message.into(),
@@ -101,7 +99,7 @@ pub fn write(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped 
 /// The file at `path` for writing (scope-checked like airlock's writes:
 /// a file the hard-link check refuses gives no content, size or match)
 /// and its current content, if it exists.
-fn current(
+pub(super) fn current(
     scope: &Scope,
     path: &str,
 ) -> Result<(String, std::path::PathBuf, Option<Vec<u8>>), ToolError> {
@@ -258,135 +256,6 @@ pub fn read_many(native: &str, input: &Map<String, Value>, scope: &Scope) -> Map
     }
     call.subject = Subject::Paths { paths };
     Mapped::Call(call)
-}
-
-/// Codex `apply_patch`: every file the patch adds, updates, deletes or
-/// moves, each scope-checked like a write and diffed against the disk.
-pub fn patch(native: &str, text: &str, cwd: Option<&Path>, scope: &Scope) -> Mapped {
-    let mut call = write_call(native);
-    let result = patch::parse(text)
-        .map_err(|e| invalid(native, e.to_string()))
-        .and_then(|ops| {
-            ops.iter()
-                .map(|op| file_change(native, op, cwd, scope))
-                .collect::<Result<Vec<_>, _>>()
-        });
-    match result {
-        Ok(changes) => {
-            let paths: Vec<_> = changes.iter().flat_map(|c| c.0.clone()).collect();
-            let parts: Vec<(String, Proposal)> = changes.into_iter().map(|c| (c.1, c.2)).collect();
-            let verbs: Vec<String> = parts
-                .iter()
-                .map(|(verb, p)| format!("{verb} {}", p.path))
-                .collect();
-            let proposal = combine(parts.into_iter().map(|p| p.1).collect());
-            call.summary = one_line(&format!(
-                "apply_patch: {} ({})",
-                verbs.join(", "),
-                proposal.summary()
-            ));
-            // A grant covers one file: only a patch of one file has one.
-            if let [one] = paths.as_slice() {
-                call.grant = crate::tools::write::grant(one.clone(), &proposal.path);
-            }
-            call.subject = Subject::Paths { paths };
-            call.proposal = Some(proposal);
-            Mapped::Call(call)
-        }
-        Err(error) => Mapped::Refused { call, error },
-    }
-}
-
-type Change = (Vec<std::path::PathBuf>, String, Proposal);
-
-fn file_change(
-    native: &str,
-    op: &FileOp,
-    cwd: Option<&Path>,
-    scope: &Scope,
-) -> Result<Change, ToolError> {
-    let (shown, real, old) = current(scope, &at(cwd, op.path()))?;
-    match op {
-        FileOp::Add { content, .. } => {
-            let p = propose(
-                &shown,
-                if old.is_some() {
-                    WriteAction::Overwrite
-                } else {
-                    WriteAction::Create
-                },
-                old.as_deref(),
-                content.as_bytes(),
-            );
-            Ok((vec![real], "add".into(), p))
-        }
-        FileOp::Delete { .. } => {
-            let old = old
-                .ok_or_else(|| invalid(native, format!("{shown}: cannot delete it: not found")))?;
-            let mut p = propose(&shown, WriteAction::Overwrite, Some(&old), b"");
-            p.diff = p
-                .diff
-                .map(|d| d.replacen(&format!("+++ b/{shown}"), "+++ /dev/null", 1));
-            Ok((vec![real], "delete".into(), p))
-        }
-        FileOp::Update {
-            move_to, chunks, ..
-        } => {
-            let old = old
-                .ok_or_else(|| invalid(native, format!("{shown}: cannot update it: not found")))?;
-            let before = std::str::from_utf8(&old)
-                .map_err(|_| invalid(native, format!("{shown}: not a text file")))?;
-            let after =
-                patch::apply(&shown, before, chunks).map_err(|e| invalid(native, e.to_string()))?;
-            match move_to {
-                None => Ok((
-                    vec![real],
-                    "update".into(),
-                    propose(&shown, WriteAction::Edit, Some(&old), after.as_bytes()),
-                )),
-                Some(to) => {
-                    let (to_shown, to_real, _) = current(scope, &at(cwd, to))?;
-                    let mut p =
-                        propose(&to_shown, WriteAction::Create, Some(&old), after.as_bytes());
-                    p.diff = p.diff.map(|d| {
-                        d.replacen(&format!("--- a/{to_shown}"), &format!("--- a/{shown}"), 1)
-                    });
-                    Ok((vec![real, to_real], format!("move {shown} →"), p))
-                }
-            }
-        }
-    }
-}
-
-/// One proposal for several files: the diffs one after the other.
-fn combine(mut parts: Vec<Proposal>) -> Proposal {
-    if parts.len() == 1 {
-        return parts.remove(0);
-    }
-    let mut diff = String::new();
-    for p in &parts {
-        match &p.diff {
-            Some(d) => diff.push_str(d),
-            None => {
-                let _ = writeln!(
-                    diff,
-                    "Binary files a/{0} and b/{0} differ ({1} → {2} bytes)",
-                    p.path, p.old_bytes, p.new_bytes
-                );
-            }
-        }
-    }
-    let names: Vec<&str> = parts.iter().map(|p| p.path.as_str()).collect();
-    Proposal {
-        path: crate::audit::excerpt(&names.join(", "), 200),
-        action: WriteAction::Edit,
-        diff: Some(diff),
-        added: parts.iter().map(|p| p.added).sum(),
-        removed: parts.iter().map(|p| p.removed).sum(),
-        binary: false,
-        old_bytes: parts.iter().map(|p| p.old_bytes).sum(),
-        new_bytes: parts.iter().map(|p| p.new_bytes).sum(),
-    }
 }
 
 /// `path` made absolute against the agent's `cwd` (agents may work in a

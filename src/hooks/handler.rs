@@ -146,6 +146,9 @@ impl Hooks {
             Subject::Paths { paths } if call.kind == ToolKind::Write => paths.clone(),
             _ => Vec::new(),
         };
+        // A rewrite the call needs (a shell patch pinned to its directory),
+        // sent with any approval unless the human's edit replaces it.
+        let run_as = call.run_as.clone();
         let call = external_call(event, call);
         let (id, decision) = match self
             .supervisor
@@ -167,7 +170,8 @@ impl Hooks {
         }
         let updated_input = decision
             .edited_command()
-            .map(|edited| native::with_command(event, edited));
+            .or(run_as.as_deref())
+            .map(|command| native::with_command(event, command));
         if let Some(input) = &updated_input {
             // What the agent runs, and repeats in its report.
             self.supervisor.external_input_ran(id, input);

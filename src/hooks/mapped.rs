@@ -43,6 +43,10 @@ pub struct NativeCall {
     pub edit: Option<EditField>,
     /// What a grant of it can cover (as airlock's matching tool says).
     pub grant: GrantShape,
+    /// The command the agent is told to run instead when the call is
+    /// approved (the answer's rewrite): a Codex shell patch pinned to the
+    /// directory its diff was computed in. None: the call as sent.
+    pub run_as: Option<String>,
 }
 
 impl NativeCall {
@@ -56,6 +60,7 @@ impl NativeCall {
             proposal: None,
             edit: None,
             grant: GrantShape::None,
+            run_as: None,
         }
     }
 }

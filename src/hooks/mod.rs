@@ -9,7 +9,8 @@
 //!
 //! The supervisor turns each event ([`event`]) into airlock's call
 //! vocabulary ([`native`]: kinds, the airlock tool whose rules apply, the
-//! scope check, the diff of a write, [`patch`] for Codex's `apply_patch`)
+//! scope check, the diff of a write, [`patch`] for Codex's `apply_patch`,
+//! which Codex also applies itself from one exact shell form)
 //! and decides it like one of its own calls — scope, policy, grants,
 //! prompt, audit — but does not run it: the agent does, outside airlock's
 //! sandbox, and its post-tool event is recorded as the result
@@ -18,12 +19,18 @@
 pub mod answer;
 mod change;
 pub mod client;
+mod codex_shell;
 pub mod event;
 pub mod handler;
 pub mod listener;
 mod mapped;
 pub mod native;
+#[cfg(test)]
+mod native_codex_tests;
 pub mod patch;
+mod patch_call;
+#[cfg(test)]
+mod patch_call_tests;
 pub mod results;
 pub mod wire;
 

@@ -3,14 +3,14 @@
 //! `write_file(src/**)` a native `Edit`), the subject the policy matches,
 //! the scope check of airlock's own tools, and what the prompt shows.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::change;
 use super::event::{HookAgent, HookEvent};
 pub use super::mapped::{Mapped, NativeCall};
 use super::mapped::{airlock_tool, airlock_tools, one_line, unreadable};
+use super::{change, codex_shell, patch_call};
 use crate::call::{CallView, EditField, Subject, ToolKind};
 use crate::scope::Scope;
 use crate::tools::ToolError;
@@ -112,18 +112,21 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
     let path =
         |keys: &[&str], default: Option<&str>| first(keys).or(default).map(|p| change::at(cwd, p));
     if let Some(tool) = shell_tool(event) {
-        return match shell_command(input, tool.command) {
-            Some(cmd) if event.agent == Codex && is_patch_command(&cmd) => {
-                change::patch(name, &cmd, cwd, scope)
-            }
-            Some(cmd) => exec(event, tool, &cmd, s("description")),
-            None => unreadable(ToolKind::Exec, bash::NAME, name, "no command"),
+        let command = match shell_input(input, tool.command) {
+            Ok(c) => c,
+            Err(what) => return unreadable(ToolKind::Exec, bash::NAME, name, what),
         };
+        if event.agent == Codex
+            && let Some(mapped) = codex_patch(event, tool, input, &command, scope)
+        {
+            return mapped;
+        }
+        return exec(event, tool, &command.shown(), s("description"));
     }
     match (event.agent, name) {
         (Codex, "apply_patch") => {
             match first(&["command", "input", "patch"]).or(event.tool_input.as_str()) {
-                Some(text) => change::patch(name, text, cwd, scope),
+                Some(text) => patch_call::patch(name, text, cwd, scope),
                 None => unreadable(ToolKind::Write, write::WRITE_FILE, name, "no patch text"),
             }
         }
@@ -197,23 +200,49 @@ fn is_mcp(event: &HookEvent) -> bool {
         || event.tool_name.starts_with("mcp_")
 }
 
-/// The command of a shell tool in its argument `arg`: a string, or an argv
-/// (`["bash", "-lc", "script"]` is its script).
-fn shell_command(input: &Map<String, Value>, arg: &str) -> Option<String> {
-    match input.get(arg)? {
-        Value::String(s) => Some(s.clone()),
-        Value::Array(words) => {
-            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
-            match words.as_slice() {
-                [sh, flag, script]
-                    if is_shell(sh) && flag.starts_with('-') && flag.ends_with('c') =>
-                {
-                    Some((*script).to_string())
-                }
-                _ => Some(words.join(" ")),
-            }
+/// A shell tool's command as the agent sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ShellInput {
+    /// One string: a script for the agent's shell.
+    Script(String),
+    /// An argv, run as it is (Codex's older `shell` tools).
+    Argv(Vec<String>),
+}
+
+impl ShellInput {
+    /// The command the prompt shows and the policy matches: the script; an
+    /// argv's script when the argv is `SHELL -c SCRIPT` (the flag a cluster
+    /// of short options with `c`, none that takes an argument); any other
+    /// argv word by word, quoted for the shell, so `bash --norc X` (which
+    /// runs the file X) reads as what it is.
+    fn shown(&self) -> String {
+        match self {
+            Self::Script(script) => script.clone(),
+            Self::Argv(words) => match words.as_slice() {
+                [sh, flag, script] if is_shell(sh) && runs_its_argument(flag) => script.clone(),
+                _ => words
+                    .iter()
+                    .map(|w| shell_word(w))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            },
         }
-        _ => None,
+    }
+}
+
+/// The command of a shell tool in its argument `arg`: a string, or an
+/// argv of strings.
+fn shell_input(input: &Map<String, Value>, arg: &str) -> Result<ShellInput, &'static str> {
+    match input.get(arg) {
+        Some(Value::String(s)) => Ok(ShellInput::Script(s.clone())),
+        Some(Value::Array(words)) => words
+            .iter()
+            .map(|w| w.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .filter(|w| !w.is_empty())
+            .map(ShellInput::Argv)
+            .ok_or("a command argv that is empty or has a word that is not a string"),
+        _ => Err("no command"),
     }
 }
 
@@ -221,13 +250,94 @@ fn is_shell(program: &str) -> bool {
     matches!(program.rsplit('/').next(), Some("bash" | "sh" | "zsh"))
 }
 
-/// `apply_patch <<'EOF' … EOF` through Codex's shell: Codex applies the
-/// patch itself, so it is a write.
-fn is_patch_command(cmd: &str) -> bool {
-    let first = cmd.split_whitespace().next().unwrap_or_default();
-    matches!(first, "apply_patch" | "applypatch") && cmd.contains("*** Begin Patch")
+/// `-c`, `-lc`, `-ec` …: short options only, `c` among them, none that
+/// takes an argument (`-o`, `-O`), so the next word is the script.
+fn runs_its_argument(flag: &str) -> bool {
+    flag.strip_prefix('-').is_some_and(|opts| {
+        opts.contains('c')
+            && opts
+                .chars()
+                .all(|c| c.is_ascii_alphabetic() && !matches!(c, 'o' | 'O'))
+    })
 }
 
+/// `word` as one shell word: as it is when nothing in it is special,
+/// else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./=:,@%+-".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        bash::sentinel::shell_quote(word)
+    }
+}
+
+/// A Codex shell call that Codex applies as a patch itself instead of
+/// running it (only the exact forms Codex takes, see `codex_shell`): the
+/// patch, checked and diffed like the `apply_patch` tool. A script is
+/// pinned to the directory airlock diffed against (the approved call is
+/// rewritten to `cd DIR && apply_patch <<…`): Codex tells hooks neither
+/// `exec_command`'s `workdir` nor any other directory the patch's paths
+/// would be relative to. None: not a patch, a command.
+fn codex_patch(
+    event: &HookEvent,
+    tool: &ShellTool,
+    input: &Map<String, Value>,
+    command: &ShellInput,
+    scope: &Scope,
+) -> Option<Mapped> {
+    let cwd = event.cwd.as_deref().filter(|c| c.is_absolute())?;
+    let name = event.tool_name.as_str();
+    match command {
+        ShellInput::Script(script) => {
+            // Codex shows hooks a shell call as `{"command": …}` alone; an
+            // event with more (`write_stdin`'s `workdir`: text typed into a
+            // process already running) is not one Codex reads patches from.
+            if input.keys().any(|k| k != tool.command) {
+                return None;
+            }
+            let found = codex_shell::patch(script)?;
+            let dir = pinned_dir(cwd, found.cd.as_deref());
+            let run_as = format!("cd {} && {}", codex_shell::cd_arg(&dir)?, found.invocation);
+            let mut mapped = patch_call::patch(name, found.body, Some(&dir), scope);
+            if let Mapped::Call(call) = &mut mapped {
+                call.run_as = Some(run_as);
+            }
+            Some(mapped)
+        }
+        ShellInput::Argv(words) => {
+            // Run without a shell, in the call's own `workdir`.
+            let dir = match input.get("workdir") {
+                None => cwd.to_path_buf(),
+                Some(Value::String(w)) => cwd.join(w),
+                Some(_) => return None,
+            };
+            match words.as_slice() {
+                [cmd, body] if codex_shell::is_command(cmd) => {
+                    Some(patch_call::patch(name, body, Some(&dir), scope))
+                }
+                [sh, flag, script] if codex_shell::is_patch_shell(sh, flag) => {
+                    let found = codex_shell::patch(script)?;
+                    let dir = found
+                        .cd
+                        .as_deref()
+                        .map_or_else(|| dir.clone(), |d| dir.join(d));
+                    Some(patch_call::patch(name, found.body, Some(&dir), scope))
+                }
+                _ => None,
+            }
+        }
+    }
+}
+
+/// The directory a shell patch runs in: `cd`'s (against the agent's
+/// directory) or the agent's own, canonical when it exists.
+fn pinned_dir(cwd: &Path, cd: Option<&str>) -> PathBuf {
+    let dir = cd.map_or_else(|| cwd.to_path_buf(), |d| cwd.join(d));
+    std::fs::canonicalize(&dir).unwrap_or(dir)
+}
+
+/// A shell call the agent runs: the command, shown whole.
 fn exec(event: &HookEvent, tool: &ShellTool, command: &str, description: Option<&str>) -> Mapped {
     let mut call = NativeCall::new(ToolKind::Exec, bash::NAME, one_line(command));
     call.subject = Subject::Command {
@@ -257,10 +367,16 @@ const WORKDIR_ARGS: &[&str] = &["workdir", "dir_path", "directory", "cwd"];
 /// event's `cwd`, else the event's `cwd`. `None` (unknown: nothing is
 /// known-safe there) when that argument is not a string or is relative
 /// with no `cwd`. The prompt shows it; the policy judges the command there.
+///
+/// Codex shows hooks its session's directory, not the `workdir` a call may
+/// name when it leaves it out of the hook's input (nor a `cd` typed into a
+/// running process): with no directory argument, a Codex call's directory
+/// is unknown, and the prompt claims none.
 fn shell_cwd(event: &HookEvent) -> Option<String> {
     let cwd = event.cwd.as_deref();
     let input = event.tool_input.as_object();
     match input.and_then(|i| WORKDIR_ARGS.iter().find_map(|k| i.get(*k))) {
+        None if event.agent == HookAgent::Codex => None,
         None => cwd.map(|c| c.display().to_string()),
         Some(Value::String(dir)) if cwd.is_some() || Path::new(dir).is_absolute() => {
             Some(change::at(cwd, dir))
