@@ -29,6 +29,10 @@ pub const LOG_FILE: &str = "airlock.log";
 /// The extension of an audit trail file (`<session-id>.jsonl`).
 pub const TRAIL_EXTENSION: &str = "jsonl";
 
+/// The extension of a trail's anchor file, beside the trail
+/// ([`anchor_path`]).
+pub const ANCHOR_EXTENSION: &str = "anchor";
+
 /// The extension of a session file in the runtime directory
 /// ([`session_info_path`]).
 pub const SESSION_INFO_EXTENSION: &str = "json";
@@ -65,6 +69,13 @@ pub fn trail_file_name(id: &str) -> String {
 /// extension is lower case).
 pub fn trail_id(name: &str) -> Option<&str> {
     name.strip_suffix(TRAIL_EXTENSION)?.strip_suffix('.')
+}
+
+/// The anchor of the trail at `trail`: beside it, `<id>.anchor` (the
+/// trail's length and last hash, kept outside the trail; see
+/// `audit::anchor`).
+pub fn anchor_path(trail: &Path) -> PathBuf {
+    trail.with_extension(ANCHOR_EXTENSION)
 }
 
 /// Where `airlock init` keeps its records inside the data directory.
@@ -240,6 +251,10 @@ mod tests {
         assert_eq!(trail_id("x.json"), None);
         assert_eq!(trail_id("xjsonl"), None);
         assert_eq!(trail_id("x.JSONL"), None);
+        assert_eq!(
+            anchor_path(Path::new("/d/audit/20260101T000000.000Z-ab12.jsonl")),
+            Path::new("/d/audit/20260101T000000.000Z-ab12.anchor")
+        );
     }
 
     #[test]

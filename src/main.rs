@@ -207,7 +207,7 @@ enum Command {
     /// happened in each.
     Sessions(airlock::report::cli::SessionsArgs),
     /// One session's audit trail as a timeline or JSON lines; --verify
-    /// checks its hash chain.
+    /// checks that it is whole (hash chain, anchor, end).
     Log(airlock::report::cli::LogArgs),
     /// Answer an agent's hook for one of its own tool calls (what `airlock
     /// init` installs): reads the event on stdin, asks the supervisor for

@@ -2,7 +2,8 @@
 //! 1,000-call run of reads and bash commands: every call the agent got an
 //! answer for has its request, decision and result in the trail, every
 //! decision in the trail follows its request, and the chain verifies up to
-//! the last complete line. The readers take the trail as it was left.
+//! the last complete line; `--verify` fails all the same, since the session
+//! never ended. The readers take the trail as it was left.
 //!
 //! The kill waits for what the checks need, not for a count alone: reads
 //! are answered far faster than the one shell runs commands, so on a loaded
@@ -216,9 +217,24 @@ fn sigkill_mid_run_of_1000_calls_loses_no_decision() {
             .all(|c| c.finished.is_none() || c.decided.is_some())
     );
 
-    // The commands see the same.
+    // Killed: no session_end, no supervisor writing it. The anchor (kept
+    // at each flush before a command ran) is never ahead of the trail.
+    assert_eq!(report.end, airlock::audit::TrailEnd::Unfinished);
+    assert!(
+        matches!(report.anchor, airlock::audit::AnchorCheck::Matches { records } if records > 0),
+        "{report:?}"
+    );
+
+    // The commands see the same: --verify fails, saying the session did
+    // not end (or, first, that the last line is torn).
     let o = airlock(&data, &["log", "--verify"]);
-    assert_eq!(o.status.success(), !report.torn_tail, "{}", stderr(&o));
+    assert!(!o.status.success(), "{}", stdout(&o));
+    let why = if report.torn_tail {
+        "torn last line"
+    } else {
+        "without session_end, and no supervisor is writing it: the supervisor was killed"
+    };
+    assert!(stderr(&o).contains(why), "{}", stderr(&o));
     let o = airlock(&data, &["log", "--json"]);
     assert!(o.status.success());
     assert_eq!(stdout(&o).lines().count(), report.verified);

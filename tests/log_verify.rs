@@ -1,6 +1,7 @@
 //! `airlock log --verify` on intact and damaged trails (edited, deleted,
-//! swapped lines, torn last line): exit codes and the line reported. The
-//! other readers tolerate the same damage and say so.
+//! swapped lines, torn last line; cut short, or rewritten with the chain
+//! recomputed; a session killed or still running): exit codes and the line
+//! reported. The other readers tolerate the same damage and say so.
 
 mod log_support;
 
@@ -229,5 +230,147 @@ fn a_line_that_is_not_a_record_is_skipped_and_reported() {
         stderr(&o).contains("line 3: not an audit record"),
         "{}",
         stderr(&o)
+    );
+}
+
+/// Write `records` back as a valid chain, as a short script would:
+/// sequence numbers, `prev` and `hash` recomputed, and a `session_end`'s
+/// own count and head.
+fn rechain(p: &Path, records: Vec<serde_json::Value>) {
+    use sha2::Digest;
+    let mut prev = airlock::audit::GENESIS.to_string();
+    let mut text = String::new();
+    for (seq, mut r) in records.into_iter().enumerate() {
+        let o = r.as_object_mut().unwrap();
+        o.remove("hash");
+        o.insert("seq".into(), json!(seq));
+        o.insert("prev".into(), json!(prev));
+        if o["type"] == "session_end" {
+            o.insert("records".into(), json!(seq + 1));
+            o.insert("head".into(), json!(prev));
+        }
+        let body = serde_json::to_string(&r).unwrap();
+        prev = hex::encode(sha2::Sha256::digest(body.as_bytes()));
+        text.push_str(&body[..body.len() - 1]);
+        text.push_str(",\"hash\":\"");
+        text.push_str(&prev);
+        text.push_str("\"}\n");
+    }
+    std::fs::write(p, text).unwrap();
+}
+
+/// The chain check alone, as `--verify` did before the anchor: the control
+/// for the attacks below.
+fn chain_holds(p: &Path) -> bool {
+    let f = std::io::BufReader::new(std::fs::File::open(p).unwrap());
+    airlock::audit::verify_reader(f).unwrap().is_ok()
+}
+
+#[tokio::test]
+async fn a_real_session_cut_at_its_end_does_not_verify() {
+    let f = every_outcome().await;
+    let all = std::fs::read_to_string(&f.trail).unwrap();
+    let n = all.lines().count();
+    for cut in [1, 4, n - 1] {
+        let kept: String = all.split_inclusive('\n').take(n - cut).collect();
+        std::fs::write(&f.trail, kept).unwrap();
+        assert!(
+            chain_holds(&f.trail),
+            "control: cut by {cut}, the chain holds"
+        );
+        let (code, out, err) = verify(&f.data, &f.id);
+        assert_eq!(code, 1, "cut by {cut}: {out}");
+        let anchor = airlock::dirs::anchor_path(&f.trail);
+        assert!(
+            err.contains(&format!(
+                "line {}: the trail ends after {} records, but its anchor {} counts {n}",
+                n - cut + 1,
+                n - cut,
+                anchor.display()
+            )),
+            "{err}"
+        );
+    }
+    // Overwritten with a trail of its own (one valid record): the same.
+    let first: String = all.split_inclusive('\n').take(1).collect();
+    std::fs::write(&f.trail, first).unwrap();
+    assert!(chain_holds(&f.trail));
+    let (code, _, err) = verify(&f.data, &f.id);
+    assert_eq!(code, 1);
+    assert!(err.contains("records were cut from the end"), "{err}");
+}
+
+#[tokio::test]
+async fn a_call_removed_and_the_chain_recomputed_does_not_verify() {
+    let f = every_outcome().await;
+    let mut all = records(&std::fs::read_to_string(&f.trail).unwrap());
+    let n = all.len();
+    all.retain(|r| r["call"]["id"] != 2 && r["call_id"] != 2);
+    assert_eq!(all.len(), n - 3, "call 2's request, decision and result");
+    rechain(&f.trail, all);
+    assert!(chain_holds(&f.trail), "control: the recomputed chain holds");
+    let (code, out, err) = verify(&f.data, &f.id);
+    assert_eq!(code, 1, "{out}");
+    assert!(err.contains(&format!("counts {n}")), "{err}");
+
+    // As many records instead, the call made innocent: the hash differs.
+    let f = every_outcome().await;
+    let mut all = records(&std::fs::read_to_string(&f.trail).unwrap());
+    for r in &mut all {
+        if r["call"]["id"] == 2 {
+            r["call"]["args"]["command"] = json!("echo innocent");
+        }
+    }
+    rechain(&f.trail, all);
+    assert!(chain_holds(&f.trail), "control: the recomputed chain holds");
+    let (code, _, err) = verify(&f.data, &f.id);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(&format!(
+            "line {n}: this record's hash is not the one its anchor"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_running_session_verifies_and_a_killed_one_does_not() {
+    use std::io::{BufRead, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let data = dir.path().join("data");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_airlock"))
+        .env("AIRLOCK_NO_USER_CONFIG", "1")
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["serve", "--stdio"])
+        .current_dir(&ws)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"a","version":"1"}}});
+    writeln!(stdin, "{init}").unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let (code, out, err) = verify(&data, "--last");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("the session is still running"), "{out}");
+    // Killed: no session_end, and its supervisor gone.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (code, _, err) = verify(&data, "--last");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(
+            "without session_end, and no supervisor is writing it: the supervisor was killed"
+        ),
+        "{err}"
     );
 }

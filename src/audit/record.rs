@@ -1,7 +1,6 @@
 //! The events an audit trail records.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::call::{
     AgentInfo, CallId, CallInfo, ConfirmerKind, Decision, Outcome, PolicyMode, SessionMode,
@@ -60,7 +59,7 @@ pub enum AuditEvent {
         /// Who.
         agent: AgentInfo,
     },
-    /// A call arrived (arguments bounded, see [`bounded_args`]).
+    /// A call arrived (arguments bounded, see [`crate::audit::bounded_args`]).
     CallRequested {
         /// The call.
         call: CallInfo,
@@ -202,77 +201,10 @@ pub struct ChangeRecord {
     pub diff_truncated: bool,
 }
 
-/// Longest string argument kept verbatim in the trail.
-const MAX_ARG_STRING: usize = 4096;
-
-/// `args` with long strings cut (marked with how many bytes were left out),
-/// so a 10 MB argument does not bloat the trail.
-pub fn bounded_args(args: &Value) -> Value {
-    match args {
-        Value::String(s) if s.len() > MAX_ARG_STRING => {
-            let head = cut(s, MAX_ARG_STRING);
-            Value::String(format!("{head}… [{} more bytes]", s.len() - head.len()))
-        }
-        Value::Array(a) => Value::Array(a.iter().map(bounded_args).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, v)| (k.clone(), bounded_args(v)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-/// [`bounded_args`], except the top-level arguments named in `keep`, which
-/// are kept whole (a bash command: the human approves all of it, and the
-/// trail must show exactly what ran).
-pub fn bounded_args_except(args: &Value, keep: &[&str]) -> Value {
-    match args {
-        Value::Object(o) => bounded_object(o, keep),
-        other => bounded_args(other),
-    }
-}
-
-/// The arguments object `o` as [`bounded_args_except`] keeps it, built
-/// from a borrowed map (no copy of the whole arguments first).
-pub fn bounded_object(o: &serde_json::Map<String, Value>, keep: &[&str]) -> Value {
-    Value::Object(
-        o.iter()
-            .map(|(k, v)| {
-                let v = if keep.contains(&k.as_str()) {
-                    v.clone()
-                } else {
-                    bounded_args(v)
-                };
-                (k.clone(), v)
-            })
-            .collect(),
-    )
-}
-
-/// The first `max` bytes of `s` (on a character boundary).
-pub fn excerpt(s: &str, max: usize) -> String {
-    let head = cut(s, max);
-    if head.len() < s.len() {
-        format!("{head}…")
-    } else {
-        head.to_string()
-    }
-}
-
-fn cut(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut i = max;
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    &s[..i]
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     /// `kind()` is the `type` serde writes, for every event.

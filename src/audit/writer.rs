@@ -11,6 +11,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use tokio::sync::broadcast;
 
+use super::anchor::{AnchorFile, Head};
+use super::bound::{MAX_RECORD_BYTES, bounded_record};
 use super::record::{AuditEvent, FORMAT_VERSION};
 use crate::call::{Fraction, Stamp};
 
@@ -34,14 +36,42 @@ pub enum AuditError {
     Serialize(String),
 }
 
+/// A record as written: the event between the sequence number and time and
+/// the chain. `anchored` is on the first record only (the trail has an
+/// anchor file, so a missing one is noticed); `records` and `head` are on
+/// `session_end` only (see [`Envelope::new`]).
 #[derive(Serialize)]
-struct Envelope<'a> {
+struct Envelope<'a, E: Serialize + ?Sized> {
     v: u32,
     seq: u64,
     ts: &'a str,
     #[serde(flatten)]
-    event: &'a AuditEvent,
+    event: &'a E,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    anchored: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    records: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    head: Option<&'a str>,
     prev: &'a str,
+}
+
+impl<'a, E: Serialize + ?Sized> Envelope<'a, E> {
+    /// Record `seq` holding `event`: a `session_end` (`ends`) also says how
+    /// many records the trail has with it and the hash of the one before
+    /// it (its `prev`), what `airlock log --verify` checks it against.
+    fn new(seq: u64, ts: &'a str, event: &'a E, ends: bool, prev: &'a str) -> Self {
+        Self {
+            v: FORMAT_VERSION,
+            seq,
+            ts,
+            event,
+            anchored: (seq == 0).then_some(true),
+            records: ends.then_some(seq + 1),
+            head: ends.then_some(prev),
+            prev,
+        }
+    }
 }
 
 struct State {
@@ -50,6 +80,31 @@ struct State {
     prev: String,
     /// The lines being written, kept between appends.
     buf: Vec<u8>,
+    /// Where the trail's length and head are kept outside it.
+    anchor: AnchorFile,
+}
+
+impl State {
+    /// The trail as far as it was written.
+    fn head(&self) -> Head {
+        Head {
+            records: self.seq,
+            hash: self.prev.clone(),
+        }
+    }
+
+    /// After a flush to disk: the anchor records how far the trail got. A
+    /// failure is logged, not returned: the trail itself is on disk, and a
+    /// call must not be stopped by its check.
+    fn anchor_flushed(&self, durable: bool) {
+        let r = self
+            .anchor
+            .set(&self.head())
+            .and_then(|()| if durable { self.anchor.sync() } else { Ok(()) });
+        if let Err(e) = r {
+            tracing::warn!(anchor = %self.anchor.path().display(), "cannot update the trail's anchor: {e}");
+        }
+    }
 }
 
 /// A record as it was appended, for front ends that show the trail as it
@@ -87,7 +142,9 @@ impl std::fmt::Debug for AuditLog {
 }
 
 impl AuditLog {
-    /// Create a new trail at `path` (mode 0600; must not exist).
+    /// Create a new trail at `path` (mode 0600; must not exist) and its
+    /// anchor beside it (see [`super::anchor`]), locked while this log is
+    /// open.
     pub fn create(path: &Path) -> Result<Self, AuditError> {
         let io = |source| AuditError::Io {
             path: path.to_path_buf(),
@@ -103,6 +160,17 @@ impl AuditLog {
             .custom_flags(libc::O_CLOEXEC)
             .open(path)
             .map_err(io)?;
+        let empty = Head {
+            records: 0,
+            hash: GENESIS.to_string(),
+        };
+        let anchor = AnchorFile::create(path, &empty).map_err(|source| {
+            let _ = std::fs::remove_file(path);
+            AuditError::Io {
+                path: crate::dirs::anchor_path(path),
+                source,
+            }
+        })?;
         Ok(Self {
             path: path.to_path_buf(),
             state: Mutex::new(State {
@@ -110,6 +178,7 @@ impl AuditLog {
                 seq: 0,
                 prev: GENESIS.to_string(),
                 buf: Vec::new(),
+                anchor,
             }),
             feed: broadcast::channel(FEED).0,
         })
@@ -149,34 +218,47 @@ impl AuditLog {
     /// Append several records, chained in order, with one `write` call;
     /// returns the first one's sequence number. When this returns `Ok`,
     /// every line has been handed to the kernel in full; on `Err` none is
-    /// counted in the chain.
+    /// counted in the chain. A record too large is cut first (see
+    /// [`super::bound`]); a `session_end` is synced to disk and anchored
+    /// before this returns.
     pub fn append_all(&self, events: &[&AuditEvent]) -> Result<u64, AuditError> {
         let mut guard = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let st = &mut *guard;
         let first = st.seq;
         let mut seq = first;
         let mut stamps = Vec::with_capacity(events.len());
+        // The records cut before they were written, for the feed.
+        let mut cut: Vec<(usize, AuditEvent)> = Vec::new();
+        let mut ends = false;
         let mut prev = [0u8; 64];
         prev.copy_from_slice(st.prev.as_bytes());
         st.buf.clear();
-        for event in events {
+        for (i, event) in events.iter().enumerate() {
             let start = st.buf.len();
             let now = Utc::now();
             stamps.push(now);
             let ts = Stamp::new(&now, Fraction::Micros);
-            let env = Envelope {
-                v: FORMAT_VERSION,
-                seq,
-                ts: ts.as_str(),
-                event,
-                // Written by `hex::encode_to_slice` (or copied from a hex
-                // string): always ASCII.
-                prev: std::str::from_utf8(&prev).unwrap_or(GENESIS),
-            };
+            let is_end = matches!(event, AuditEvent::SessionEnd { .. });
+            ends |= is_end;
+            // Written by `hex::encode_to_slice` (or copied from a hex
+            // string): always ASCII.
+            let prev_str = std::str::from_utf8(&prev).unwrap_or(GENESIS);
             // `sonic-rs` writes the JSON `serde_json` writes (tested),
             // escaping strings faster; the hash is over these bytes.
+            let env = Envelope::new(seq, ts.as_str(), *event, is_end, prev_str);
             sonic_rs::to_writer(&mut st.buf, &env)
                 .map_err(|e| AuditError::Serialize(e.to_string()))?;
+            if st.buf.len() - start > MAX_RECORD_BYTES {
+                st.buf.truncate(start);
+                let bounded =
+                    bounded_record(event).map_err(|e| AuditError::Serialize(e.to_string()))?;
+                let env = Envelope::new(seq, ts.as_str(), &bounded, is_end, prev_str);
+                sonic_rs::to_writer(&mut st.buf, &env)
+                    .map_err(|e| AuditError::Serialize(e.to_string()))?;
+                if let Ok(e) = serde_json::from_value(bounded) {
+                    cut.push((i, e));
+                }
+            }
             // The record is `{…}`; hash the bytes as they are, then splice
             // the hash in.
             let digest = Sha256::digest(&st.buf[start..]);
@@ -204,37 +286,53 @@ impl AuditLog {
         if st.buf.capacity() > MAX_KEPT_BUF {
             st.buf = Vec::new();
         }
+        if ends {
+            // The end is anchored: a trail cut back from here no longer
+            // reaches its anchor.
+            match st.file.sync_all() {
+                Ok(()) => st.anchor_flushed(true),
+                Err(e) => tracing::error!(path = %self.path.display(), "audit sync failed: {e}"),
+            }
+        }
         // Sent under the lock, so subscribers see records in trail order;
         // cloned only when someone listens.
         if self.feed.receiver_count() > 0 {
-            for ((event, ts), seq) in events.iter().zip(stamps).zip(first..) {
-                let _ = self.feed.send(std::sync::Arc::new(Appended {
-                    seq,
-                    ts,
-                    event: (*event).clone(),
-                }));
+            for (i, ((event, ts), seq)) in events.iter().zip(stamps).zip(first..).enumerate() {
+                let event = cut
+                    .iter()
+                    .find(|(at, _)| *at == i)
+                    .map_or_else(|| (*event).clone(), |(_, e)| e.clone());
+                let _ = self
+                    .feed
+                    .send(std::sync::Arc::new(Appended { seq, ts, event }));
             }
         }
         Ok(first)
     }
 
     /// Flush the data to stable storage (`fdatasync`): used before a write
-    /// or a command runs, so its decision survives a power loss too.
+    /// or a command runs, so its decision survives a power loss too. The
+    /// anchor then records how far the trail got.
     pub fn sync_data(&self) -> Result<(), AuditError> {
         let st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         st.file.sync_data().map_err(|source| AuditError::Io {
             path: self.path.clone(),
             source,
-        })
+        })?;
+        st.anchor_flushed(false);
+        Ok(())
     }
 
-    /// Flush to stable storage (`fsync`); used at session end.
+    /// Flush to stable storage (`fsync`), the anchor too; used at session
+    /// end.
     pub fn sync(&self) -> Result<(), AuditError> {
         let st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         st.file.sync_all().map_err(|source| AuditError::Io {
             path: self.path.clone(),
             source,
-        })
+        })?;
+        st.anchor_flushed(true);
+        Ok(())
     }
 }
 
@@ -261,6 +359,7 @@ mod tests {
                 "duration_ms": 1, "is_error": false, "truncated": false, "output_bytes": 3,
                 "output_sha256": "ab", "excerpt": odd}),
             serde_json::json!({"type": "protocol_error", "error": odd, "excerpt": odd}),
+            serde_json::json!({"type": "session_end", "reason": odd}),
         ];
         let events: Vec<AuditEvent> = lines
             .iter()
@@ -282,11 +381,16 @@ mod tests {
                 .unwrap()
                 .with_timezone(&Utc);
             assert_eq!(ts, at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true));
+            let seq = v["seq"].as_u64().unwrap();
+            let ends = event.kind() == "session_end";
             let env = Envelope {
                 v: FORMAT_VERSION,
-                seq: v["seq"].as_u64().unwrap(),
+                seq,
                 ts,
                 event,
+                anchored: (seq == 0).then_some(true),
+                records: ends.then_some(seq + 1),
+                head: ends.then_some(prev.as_str()),
                 prev: &prev,
             };
             let mut want = serde_json::to_string(&env).unwrap();
@@ -296,5 +400,40 @@ mod tests {
             prev = hash;
         }
         assert_eq!(text.lines().count(), events.len());
+    }
+
+    /// A record too large is cut before it is written, whatever field the
+    /// text is in: the line is small, reads as the same event, chains, and
+    /// the feed gets what the file has. Control: as serialized before the
+    /// cut, the record holds all of it.
+    #[test]
+    fn a_huge_record_is_cut_before_it_is_written() {
+        let big = "r".repeat(5 * 1024 * 1024);
+        let events: Vec<AuditEvent> = [
+            serde_json::json!({"type": "call_decided", "call_id": 1, "approved": false,
+                "by": "invalid_arguments", "reason": big}),
+            serde_json::json!({"type": "agent_connected", "agent": {"id": 1, "name": big, "version": big}}),
+            serde_json::json!({"type": "protocol_error", "error": big, "excerpt": big}),
+            serde_json::json!({"type": "rule_saved", "action": "allow", "rule": big, "file": big}),
+        ]
+        .into_iter()
+        .map(|v| serde_json::from_value(v).unwrap())
+        .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let log = AuditLog::create(&path).unwrap();
+        let mut feed = log.subscribe();
+        for e in &events {
+            assert!(serde_json::to_vec(e).unwrap().len() > big.len(), "control");
+            log.append(e).unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (line, e) in text.lines().zip(&events) {
+            assert!(line.len() < 32 * 1024, "{}: {} bytes", e.kind(), line.len());
+            let read: AuditEvent = serde_json::from_str(line).unwrap();
+            assert_eq!(read.kind(), e.kind());
+            let fed = feed.try_recv().unwrap();
+            assert!(serde_json::to_vec(&fed.event).unwrap().len() < 32 * 1024);
+        }
     }
 }

@@ -90,8 +90,9 @@ pub struct LogArgs {
     /// Keep printing as the session writes, until it ends.
     #[arg(long, short = 'f', conflicts_with = "verify")]
     pub follow: bool,
-    /// Check sequence numbers and the hash chain; exit 1 at the first line
-    /// that does not verify.
+    /// Check sequence numbers, the hash chain, the trail's anchor and its
+    /// end; exit 1 at the first line that does not verify, or when the
+    /// trail is cut short or its session never ended.
     #[arg(long, conflicts_with_all = ["json", "tool", "decision", "agent", "since", "grep"])]
     pub verify: bool,
     /// Colour the output.

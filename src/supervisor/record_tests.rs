@@ -221,3 +221,54 @@ async fn the_chain_check_sees_a_changed_record() {
     .unwrap();
     assert!(!chain_holds(&s.trail), "an edited decision went unnoticed");
 }
+
+/// What an agent controls reaches the trail bounded, however large: a
+/// 5 MB argument name (in the request, and quoted by the refusal's
+/// reason), tool name, client name and version, a protocol error's text.
+/// The control: the refusal the agent gets back still quotes the whole
+/// name, so the reason was that large until the writer cut it.
+#[tokio::test]
+async fn huge_names_keys_and_reasons_stay_small_in_the_trail() {
+    const HUGE: usize = 5 * 1024 * 1024;
+    let s = stage(Answer::Approve);
+    std::fs::write(s.ws.join("a.txt"), "a\n").unwrap();
+    let big = "k".repeat(HUGE);
+    let agent = s.sup.agent_connected(Some(&big), Some(&big));
+    let mut args = serde_json::Map::new();
+    args.insert(big.clone(), json!(1));
+    args.insert("path".into(), json!("a.txt"));
+    let cancel = tokio_util::sync::CancellationToken::new;
+    let out = s
+        .sup
+        .call(&agent, "read_file", Some(args.clone()), cancel(), None)
+        .await
+        .unwrap();
+    assert!(out.is_error);
+    assert!(out.text.len() > HUGE, "control: the reason quotes the key");
+    args.insert("command".into(), json!("ls"));
+    let _ = s.sup.call(&agent, "bash", Some(args), cancel(), None).await;
+    let _ = s.sup.call(&agent, &big, None, cancel(), None).await;
+    s.sup.protocol_error(Some(&agent), &big, big.as_bytes());
+
+    let size = std::fs::metadata(&s.trail).unwrap().len();
+    assert!(size < 256 * 1024, "the trail holds {size} bytes");
+    for r in records(&s.trail) {
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(
+            line.len() < 64 * 1024,
+            "{} bytes: {}",
+            line.len(),
+            &line[..200]
+        );
+    }
+    // Every record still reads as what it is.
+    let t = crate::audit::Timeline::load(&s.trail).unwrap();
+    assert!(t.problems.is_empty(), "{:?}", t.problems);
+    assert_eq!(t.calls.len(), 3);
+    assert!(
+        t.calls
+            .iter()
+            .all(|c| c.decided.is_some() && c.finished.is_some())
+    );
+    assert!(chain_holds(&s.trail));
+}
