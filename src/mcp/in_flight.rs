@@ -164,16 +164,18 @@ mod tests {
 
     #[test]
     fn a_reused_id_after_a_cancel_is_a_new_request_to_rmcp() {
-        let mut f = InFlight::default();
+        let mut ids = InFlight::default();
         let (mut old, mut new) = (msg(CALL), msg(CALL));
-        f.arrived(&mut old);
+        ids.arrived(&mut old);
         let mut cancel = msg(CANCEL);
-        assert_eq!(f.arrived(&mut cancel), Arrival::Pass);
-        f.arrived(&mut new);
-        let (RequestId::Number(o), RequestId::Number(n)) = (id_of(&old), id_of(&new)) else {
+        assert_eq!(ids.arrived(&mut cancel), Arrival::Pass);
+        ids.arrived(&mut new);
+        let (RequestId::Number(inner_old), RequestId::Number(inner_new)) =
+            (id_of(&old), id_of(&new))
+        else {
             panic!("numbers")
         };
-        assert_ne!(o, n, "rmcp sees two requests");
+        assert_ne!(inner_old, inner_new, "rmcp sees two requests");
         // The cancellation names the old request, as rmcp knows it.
         let ClientJsonRpcMessage::Notification(c) = &cancel else {
             panic!("a notification")
@@ -181,12 +183,12 @@ mod tests {
         let ClientNotification::CancelledNotification(c) = &c.notification else {
             panic!("a cancellation")
         };
-        assert_eq!(c.params.request_id, Some(RequestId::Number(o)));
+        assert_eq!(c.params.request_id, Some(RequestId::Number(inner_old)));
         // The old request's late answer is not sent; the new one's is,
         // with the client's id.
-        assert!(!f.answered(&mut answer(o)));
-        let mut a = answer(n);
-        assert!(f.answered(&mut a));
+        assert!(!ids.answered(&mut answer(inner_old)));
+        let mut a = answer(inner_new);
+        assert!(ids.answered(&mut a));
         assert_eq!(reply_id(&a), RequestId::Number(7));
     }
 

@@ -56,8 +56,9 @@ pub type OnAbandon = Box<dyn FnOnce() + Send + Sync>;
 pub struct WatchedBody {
     inner: BoxBody<Bytes, Infallible>,
     on_abandon: Option<OnAbandon>,
-    /// Kept until the body is dropped (at its end or abandoned).
-    _held: Option<Box<dyn Send + Sync>>,
+    /// Kept until the body is dropped (at its end or abandoned); never read.
+    #[expect(dead_code, reason = "held for its Drop, never read")]
+    held: Option<Box<dyn Send + Sync>>,
 }
 
 impl WatchedBody {
@@ -66,7 +67,7 @@ impl WatchedBody {
         Self {
             inner,
             on_abandon: Some(on_abandon),
-            _held: None,
+            held: None,
         }
     }
 
@@ -74,7 +75,7 @@ impl WatchedBody {
     /// answer has been sent or abandoned).
     #[must_use]
     pub fn holding(mut self, value: Box<dyn Send + Sync>) -> Self {
-        self._held = Some(value);
+        self.held = Some(value);
         self
     }
 }

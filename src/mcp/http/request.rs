@@ -85,16 +85,16 @@ impl State {
             .map(str::to_owned);
         let request_id = request_id(&bytes);
         let held = match (&session, &request_id) {
-            (Some(s), Some(id)) => match self.ids.hold(s, id) {
-                Some(h) => Some(h),
-                None => {
+            (Some(s), Some(id)) => {
+                let Some(h) = self.ids.hold(s, id) else {
                     let why = format!(
                         "request id {id} is in use: a request with this id has not been \
                          answered yet in this session (JSON-RPC ids must be unique)"
                     );
                     return self.refuse_plain(&what, StatusCode::CONFLICT, &why, &bytes);
-                }
-            },
+                };
+                Some(h)
+            }
             _ => None,
         };
         let is_delete = parts.method == http::Method::DELETE;
