@@ -57,7 +57,6 @@ pub struct WatchedBody {
     inner: BoxBody<Bytes, Infallible>,
     on_abandon: Option<OnAbandon>,
     /// Kept until the body is dropped (at its end or abandoned); never read.
-    #[expect(dead_code, reason = "held for its Drop, never read")]
     held: Option<Box<dyn Send + Sync>>,
 }
 
