@@ -92,10 +92,9 @@ fn empty_enabled_list_disables_all_tools_but_starts() {
     );
     let trail = std::fs::read_dir(dir.path().join("data/audit"))
         .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("a trail");
     let first = std::fs::read_to_string(trail).unwrap();
     assert!(first.contains("\"tools\":[]"), "{first}");
 }

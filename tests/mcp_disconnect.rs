@@ -38,13 +38,10 @@ async fn run(ws: &Ws, disconnect: bool) -> Vec<Value> {
     let first = lines.next_line().await.unwrap().unwrap();
     assert!(first.contains("\"serverInfo\""), "{first}");
     // The command is running once its decision is on disk and bash started.
-    let trail = ws.data.join("audit");
     wait_for("the call's decision", 20, || {
-        std::fs::read_dir(&trail).is_ok_and(|mut d| {
-            d.next().is_some_and(|f| {
-                let records = read_audit(&f.unwrap().path());
-                !of_type(&records, "call_decided").is_empty()
-            })
+        ws.audit_files().first().is_some_and(|f| {
+            let records = read_audit(f);
+            !of_type(&records, "call_decided").is_empty()
         })
     })
     .await;
