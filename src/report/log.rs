@@ -158,7 +158,7 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
     // A command is never shown cut or changed: when the column cuts it,
     // the whole of it follows; after an edit, what the agent proposed.
     if let Some(cmd) = &command {
-        if summary.chars().count() > SUMMARY_W {
+        if super::cells::width(&summary) > SUMMARY_W {
             let _ = write!(line, "\n{:>17}$ {summary}", "");
         }
         if let Some(p) = &cmd.proposed {

@@ -2,6 +2,7 @@
 //! [`crate::audit::timeline`], written to any [`std::io::Write`] (the binary
 //! passes stdout). Nothing here prints by itself.
 
+pub mod cells;
 pub mod cli;
 pub mod filter;
 mod follow;
@@ -103,22 +104,31 @@ pub fn timing(total_ms: u64, parts: Option<(u64, Option<u64>)>) -> String {
     }
 }
 
-/// At most `max` characters of `s` on one line (control characters
-/// shown as spaces), `…` when cut, padded to `max` when `pad`.
+/// `s` on one line (control and invisible characters as escapes) in at
+/// most `max` cells, `…` when cut (never inside a grapheme cluster),
+/// padded with spaces to `max` cells when `pad`.
 pub fn fit(s: &str, max: usize, pad: bool) -> String {
+    let s = visible::one_line(s);
     let mut out = String::new();
-    let mut n = 0;
-    for ch in visible::one_line(s).chars() {
-        if n == max {
-            out.pop();
-            out.push('…');
-            return out;
+    let mut used = 0;
+    if cells::width(&s) > max {
+        for (g, w) in cells::graphemes(&s) {
+            if used + w + 1 > max {
+                break;
+            }
+            out.push_str(g);
+            used += w;
         }
-        out.push(ch);
-        n += 1;
+        if max > 0 {
+            out.push('…');
+            used += 1;
+        }
+    } else {
+        used = cells::width(&s);
+        out = s;
     }
     if pad {
-        out.extend(std::iter::repeat_n(' ', max - n));
+        out.extend(std::iter::repeat_n(' ', max.saturating_sub(used)));
     }
     out
 }
@@ -134,6 +144,9 @@ mod tests {
         assert_eq!(fit("a\nb", 5, false), "a\\nb");
         assert_eq!(fit("x\u{202E}y", 20, false), "x<U+202E>y");
         assert_eq!(fit("ééééé", 5, false), "ééééé");
+        assert_eq!(fit("e\u{301}e\u{301}e\u{301}", 2, false), "e\u{301}…");
+        assert_eq!(fit("日本語", 5, true), "日本…");
+        assert_eq!(fit("日本", 5, true), "日本 ");
     }
 
     #[test]

@@ -8,7 +8,8 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use crate::report::visible::escape;
+use crate::report::cells::SpanEnd;
+use crate::report::visible::escape_at;
 pub use crate::report::visible::{is_invisible, one_line};
 
 /// Spaces in a row (inside a line) from which the run is drawn as `·`.
@@ -116,6 +117,9 @@ pub fn line(text: &str, base: Style) -> (Vec<Span<'static>>, Flags) {
         }
     };
     let chars: Vec<char> = trimmed.chars().collect();
+    // What the plain span being filled ends with: a character the renderer
+    // would not draw after it (or at its start) is escaped.
+    let mut end = SpanEnd::default();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -128,22 +132,23 @@ pub fn line(text: &str, base: Style) -> (Vec<Span<'static>>, Flags) {
                 flags.longest_run = flags.longest_run.max(run);
                 flush(&mut plain, &mut spans);
                 spans.push(Span::styled(blanks(&chars[i..i + run]), marked()));
+                end.reset();
                 i += run;
                 continue;
             }
         }
-        if crate::report::visible::shown_after(i.checked_sub(1).map(|j| chars[j]), c) {
-            plain.push(c);
-        } else if let Some(esc) = escape(c) {
-            if is_invisible(c) {
-                flags.invisible += 1;
-            } else {
+        if let Some(esc) = escape_at(&end, c) {
+            if c.is_control() {
                 flags.control += 1;
+            } else {
+                flags.invisible += 1;
             }
             flush(&mut plain, &mut spans);
             spans.push(Span::styled(esc, marked()));
+            end.reset();
         } else {
             plain.push(c);
+            end.push(c);
         }
         i += 1;
     }
@@ -238,6 +243,137 @@ mod tests {
         assert_eq!(one_line("bash -c 'echo hi'"), "bash -c 'echo hi'");
         for c in [0x200B, 0x200F, 0x202A, 0x202E, 0x2066, 0x2069, 0xFEFF] {
             assert!(is_invisible(char::from_u32(c).unwrap()), "{c:x}");
+        }
+    }
+
+    /// Each line drawn by a Paragraph after the prompt's own wrap, `cols`
+    /// wide: the cells' symbols joined, one string per line.
+    fn drawn(lines: &[Line<'static>], cols: usize) -> Vec<String> {
+        use ratatui::buffer::Buffer;
+        use ratatui::layout::Rect;
+        use ratatui::widgets::{Paragraph, Widget};
+        let mut rows = Vec::new();
+        let mut of_line = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            for r in crate::tui::ui::wrap::wrap(l.clone(), cols) {
+                rows.push(r);
+                of_line.push(i);
+            }
+        }
+        let w = u16::try_from(cols).unwrap();
+        let area = Rect::new(0, 0, w, u16::try_from(rows.len()).unwrap());
+        let mut buf = Buffer::empty(area);
+        Paragraph::new(rows).render(area, &mut buf);
+        let mut out = vec![String::new(); lines.len()];
+        for (y, &i) in of_line.iter().enumerate() {
+            let y = u16::try_from(y).unwrap();
+            out[i].extend((0..w).map(|x| buf[(x, y)].symbol().to_string()));
+        }
+        out
+    }
+
+    /// The contexts every code point is tried in: the start of a line,
+    /// after a letter, after a space, after an escape.
+    const BEFORE: [&str; 4] = ["", "a", "a ", "\u{200B}"];
+
+    /// Whether `shown` holds `c` or its escape.
+    fn shows(shown: &str, c: char) -> bool {
+        shown.contains(c)
+            || shown.contains(&crate::report::visible::code_point(c))
+            || crate::report::visible::escape(c).is_some_and(|e| shown.contains(&e))
+    }
+
+    /// Every code point in every context: [`line`] makes spans in which
+    /// the renderer's measure ([`crate::report::cells`], what ratatui
+    /// draws by) finds no cluster it would skip, and the character is in
+    /// them as it is or as its escape.
+    /// Unassigned and private-use code points (nine in ten) are tried
+    /// after a letter only, to keep the test quick.
+    #[test]
+    fn every_code_point_is_drawn_or_escaped() {
+        use unicode_general_category::{GeneralCategory as G, get_general_category};
+        for c in (0..=0x10_FFFFu32).filter_map(char::from_u32) {
+            if c == '\t' {
+                continue; // drawn as a space, flagged in runs and at ends
+            }
+            let rare = matches!(get_general_category(c), G::Unassigned | G::PrivateUse);
+            for before in if rare { &BEFORE[1..2] } else { &BEFORE[..] } {
+                let (spans, _) = line(&format!("{before}{c}z"), Style::default());
+                for s in &spans {
+                    for (g, w) in crate::report::cells::graphemes(&s.content) {
+                        assert!(
+                            w > 0,
+                            "U+{:04X} after {before:?}: {g:?} would be skipped",
+                            c as u32
+                        );
+                    }
+                }
+                assert!(
+                    shows(&text(&spans), c),
+                    "U+{:04X} after {before:?}",
+                    c as u32
+                );
+            }
+        }
+    }
+
+    /// The same through the renderer itself, for every character the
+    /// renderer draws as nothing on its own or after a letter, and every
+    /// 61st of the others: the prompt's wrap and a Paragraph draw it, or
+    /// its escape, and the letter after it.
+    #[test]
+    fn the_renderer_draws_each_or_its_escape() {
+        use crate::report::cells::{dropped_after, grapheme};
+        let picked: Vec<char> = (0..=0x10_FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|&c| {
+                c != '\t'
+                    && (grapheme(c.encode_utf8(&mut [0; 4])) == 0
+                        || dropped_after("a", c)
+                        || (c as u32) % 61 == 0)
+            })
+            .collect();
+        for before in BEFORE {
+            for chunk in picked.chunks(4096) {
+                let lines: Vec<Line<'static>> = chunk
+                    .iter()
+                    .map(|c| Line::from(line(&format!("{before}{c}z"), Style::default()).0))
+                    .collect();
+                for (&c, shown) in chunk.iter().zip(drawn(&lines, 40)) {
+                    let u = c as u32;
+                    assert!(shows(&shown, c), "U+{u:04X} after {before:?}: {shown:?}");
+                    assert!(shown.trim_end().ends_with('z'), "U+{u:04X}: {shown:?}");
+                }
+            }
+        }
+    }
+
+    /// The control: laid out as it is (no escaping), a Hangul vowel jamo
+    /// after a Latin letter and a mark at the start of a line are dropped.
+    #[test]
+    fn control_unescaped_the_renderer_drops_them() {
+        // Drawn by a Paragraph as it is, without the prompt's wrap.
+        let raw = |t: &str| {
+            use ratatui::buffer::Buffer;
+            use ratatui::layout::Rect;
+            use ratatui::widgets::{Paragraph, Widget};
+            let area = Rect::new(0, 0, 40, 1);
+            let mut buf = Buffer::empty(area);
+            Paragraph::new(Line::raw(t.to_string())).render(area, &mut buf);
+            (0..40).map(|x| buf[(x, 0)].symbol()).collect::<String>()
+        };
+        for t in ["notes.txt\u{1161} ; ls", "\u{301}rm", "ls x\u{D4E}"] {
+            let shown = raw(t);
+            let hidden = t.chars().find(|&c| !shown.contains(c));
+            assert!(hidden.is_some(), "{t:?} drawn whole: {shown:?}");
+            let (spans, flags) = line(t, Style::default());
+            assert_eq!(flags.invisible, 1, "{t:?}");
+            let escaped = drawn(&[Line::from(spans)], 40).remove(0);
+            let c = hidden.unwrap();
+            assert!(
+                escaped.contains(&crate::report::visible::code_point(c)),
+                "{escaped}"
+            );
         }
     }
 }

@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use std::fmt::Write as _;
 
 use super::{diff, theme, wrap};
@@ -139,7 +139,7 @@ fn position(
 pub fn draw(f: &mut Frame, app: &PromptPane) {
     let p = app.prompt;
     let Some(v) = view(app, f.area()) else { return };
-    f.render_widget(Clear, v.area);
+    super::clear_overlay(f, v.area);
     let title = vec![
         Span::styled(" Approve? ", theme::key()),
         Span::raw(format!("{} · call #{} ", p.call.tool, p.call.id)),
@@ -332,8 +332,8 @@ fn cwd(app: &PromptPane, width: usize) -> Vec<Line<'static>> {
         ),
     };
     let cwd = reveal::one_line(&cwd);
-    let used = 6 + unicode_width::UnicodeWidthStr::width(cwd.as_str());
-    let note_w = note.chars().count() + 1;
+    let used = 6 + crate::report::cells::width(&cwd);
+    let note_w = crate::report::cells::width(note) + 1;
     if used + note_w <= width {
         return vec![Line::from(vec![
             label("cwd"),
