@@ -176,4 +176,3 @@ mod tests {
         assert_eq!(text(&rows).concat(), "<U+65E5>");
     }
 }
-
