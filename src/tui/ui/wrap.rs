@@ -13,31 +13,61 @@ use crate::report::visible;
 /// Cut `line` into rows at most `width` cells wide (tabs count as one
 /// space). The line's style is carried into every span, so a row keeps
 /// its colour wherever its spans go (a diff gutter is put in front of
-/// them). A row never splits a grapheme cluster. A cluster the renderer
-/// would not draw (a control character, one measuring 0 cells: a mark at
-/// the start of a span) or one wider than the row is laid out as its
-/// escapes (`\x1b`, `<U+0301>`) in the marked style instead: no
-/// character is ever dropped.
+/// them). A row never splits a grapheme cluster. Every span is made
+/// visible here, whoever built it: a character [`visible::escape_at`]
+/// escapes (control, invisible, bidi, one the renderer would draw as
+/// nothing where it stands) and a cluster wider than the row are laid out
+/// as their escapes (`\x1b`, `<U+202E>`, `<U+0301>`) in the marked style:
+/// no character is ever dropped or hidden by the renderer.
 pub fn wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
     let mut rows = Rows::new(width.max(1), line.style);
+    let marked = crate::tui::reveal::marked();
     for span in line.spans {
         let style = line.style.patch(span.style);
-        let text = span.content.replace('\t', " ");
-        for (g, w) in cells::graphemes(&text) {
-            if w == 0 || w > rows.width {
-                for c in g.chars() {
-                    let esc = visible::escape(c).unwrap_or_else(|| visible::code_point(c));
-                    for e in esc.chars() {
-                        rows.place(e.encode_utf8(&mut [0; 4]), 1, crate::tui::reveal::marked());
-                    }
-                }
+        for (run, escaped) in runs(&span.content.replace('\t', " ")) {
+            if escaped {
+                rows.escape(&run, marked);
                 continue;
             }
-            rows.place(g, w, style);
+            for (g, w) in cells::graphemes(&run) {
+                if w == 0 || w > rows.width {
+                    for c in g.chars() {
+                        let esc = visible::escape(c).unwrap_or_else(|| visible::code_point(c));
+                        rows.escape(&esc, marked);
+                    }
+                } else {
+                    rows.place(g, w, style);
+                }
+            }
+            rows.flush();
         }
         rows.flush();
     }
     rows.finish()
+}
+
+/// `text` cut into runs of plain text and escapes (true), as
+/// [`visible::one_line`] decides them; a run after an escape starts a span.
+fn runs(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut plain = String::new();
+    let mut end = cells::SpanEnd::default();
+    for c in text.chars() {
+        if let Some(e) = visible::escape_at(&end, c) {
+            if !plain.is_empty() {
+                out.push((std::mem::take(&mut plain), false));
+            }
+            out.push((e, true));
+            end.reset();
+        } else {
+            plain.push(c);
+            end.push(c);
+        }
+    }
+    if !plain.is_empty() {
+        out.push((plain, false));
+    }
+    out
 }
 
 /// Rows being filled.
@@ -79,6 +109,13 @@ impl Rows {
         }
         self.piece.push_str(g);
         self.used += w;
+    }
+
+    /// An escape (ASCII, one cell a character) in `style`.
+    fn escape(&mut self, esc: &str, style: Style) {
+        for e in esc.chars() {
+            self.place(e.encode_utf8(&mut [0; 4]), 1, style);
+        }
     }
 
     /// End the span being filled.
@@ -171,6 +208,9 @@ mod tests {
             20,
         );
         assert_eq!(text(&rows), ["a<U+0301>b\\x1b"]);
+        // Whoever built the span: invisible and bidi characters too.
+        let rows = wrap(Line::raw("echo\u{202E} done\u{A0}x"), 40);
+        assert_eq!(text(&rows), ["echo<U+202E> done<U+00A0>x"]);
         assert_eq!(rows[0].spans[1].style, crate::tui::reveal::marked());
         let rows = wrap(Line::raw("日"), 1);
         assert_eq!(text(&rows).concat(), "<U+65E5>");
