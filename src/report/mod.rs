@@ -9,6 +9,7 @@ mod follow;
 mod json;
 mod log;
 mod sessions;
+pub mod term;
 mod verify;
 pub mod visible;
 
@@ -17,6 +18,7 @@ pub use follow::{Follower, follow};
 pub use json::write_json;
 pub use log::{Format, LogOptions, LogSummary, call_line, event_line, who, write_log};
 pub use sessions::{SessionRow, session_rows, write_sessions, write_sessions_json};
+pub use term::{Printer, Text};
 pub use verify::verify_text;
 
 use chrono::{DateTime, Local, Utc};
@@ -49,22 +51,6 @@ impl Style {
     /// Colours on or off.
     pub fn new(color: bool) -> Self {
         Self { color }
-    }
-
-    /// `text` in `paint` (unchanged without colours).
-    pub fn paint(&self, paint: Paint, text: &str) -> String {
-        if !self.color || text.is_empty() {
-            return text.to_string();
-        }
-        let code = match paint {
-            Paint::Dim => "2",
-            Paint::Bold => "1",
-            Paint::Green => "32",
-            Paint::Red => "31",
-            Paint::Yellow => "33",
-            Paint::Cyan => "36",
-        };
-        format!("\x1b[{code}m{text}\x1b[0m")
     }
 }
 
@@ -155,11 +141,5 @@ mod tests {
         assert_eq!(human_duration_ms(2_400), "2.4s");
         assert_eq!(human_duration_ms(185_000), "3m05s");
         assert_eq!(human_duration_ms(7_620_000), "2h07m");
-    }
-
-    #[test]
-    fn paint_only_with_colour() {
-        assert_eq!(Style::new(false).paint(Paint::Red, "x"), "x");
-        assert_eq!(Style::new(true).paint(Paint::Red, "x"), "\x1b[31mx\x1b[0m");
     }
 }
