@@ -88,8 +88,9 @@ impl SpanEnd {
 /// empty: at the start of a span or a row), is dropped by the renderer
 /// (see [`SpanEnd::drops`]).
 pub fn dropped_after(before: &str, c: char) -> bool {
-    let mut end = SpanEnd::default();
-    end.last = last_grapheme(before).to_string();
+    let end = SpanEnd {
+        last: last_grapheme(before).to_string(),
+    };
     end.drops(c)
 }
 

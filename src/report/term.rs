@@ -6,6 +6,7 @@
 //! as `<U+…>`), whatever field of the trail it came from; the only escape
 //! sequences that reach the terminal are the colours added after that.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use super::visible;
@@ -59,7 +60,7 @@ impl Text {
                     let shown = visible::one_line(s);
                     match paint {
                         Some(paint) if style.color && !shown.is_empty() => {
-                            out.push_str(&format!("\x1b[{}m{shown}\x1b[0m", sgr(*paint)));
+                            let _ = write!(out, "\x1b[{}m{shown}\x1b[0m", sgr(*paint));
                         }
                         _ => out.push_str(&shown),
                     }

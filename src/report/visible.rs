@@ -105,15 +105,12 @@ pub fn one_line(text: &str) -> String {
             '\t' => Some("\\t".to_string()),
             c => escape_at(&end, c),
         };
-        match shown {
-            Some(e) => {
-                out.push_str(&e);
-                end.reset();
-            }
-            None => {
-                out.push(c);
-                end.push(c);
-            }
+        if let Some(e) = shown {
+            out.push_str(&e);
+            end.reset();
+        } else {
+            out.push(c);
+            end.push(c);
         }
     }
     out

@@ -160,7 +160,7 @@ pub fn line_at(text: &str, base: Style, cursor: Option<usize>) -> (Vec<Span<'sta
 struct Spans {
     base: Style,
     cursor: Option<usize>,
-    spans: Vec<Span<'static>>,
+    done: Vec<Span<'static>>,
     /// Plain text not yet pushed, and what the renderer has seen of it.
     plain: String,
     end: SpanEnd,
@@ -173,7 +173,7 @@ impl Spans {
         Self {
             base,
             cursor,
-            spans: Vec::new(),
+            done: Vec::new(),
             plain: String::new(),
             end: SpanEnd::default(),
             marks: String::new(),
@@ -184,11 +184,11 @@ impl Spans {
     fn flush(&mut self) {
         if !self.plain.is_empty() {
             let plain = std::mem::take(&mut self.plain);
-            self.spans.push(Span::styled(plain, self.base));
+            self.done.push(Span::styled(plain, self.base));
         }
         if !self.marks.is_empty() {
             let marks = std::mem::take(&mut self.marks);
-            self.spans.push(Span::styled(marks, marked()));
+            self.done.push(Span::styled(marks, marked()));
         }
         self.end.reset();
     }
@@ -196,7 +196,7 @@ impl Spans {
     /// A span of its own for the character under the cursor.
     fn at_cursor(&mut self, text: String, style: Style) {
         self.flush();
-        self.spans
+        self.done
             .push(Span::styled(text, style.add_modifier(Modifier::REVERSED)));
     }
 
@@ -212,7 +212,7 @@ impl Spans {
             (Some(e), true) => self.at_cursor(e, marked()),
             (Some(e), false) => {
                 self.flush();
-                self.spans.push(Span::styled(e, marked()));
+                self.done.push(Span::styled(e, marked()));
             }
             (None, true) => self.at_cursor(c.to_string(), self.base),
             (None, false) => {
@@ -243,7 +243,7 @@ impl Spans {
 
     fn finish(mut self) -> Vec<Span<'static>> {
         self.flush();
-        self.spans
+        self.done
     }
 }
 
@@ -322,32 +322,6 @@ mod tests {
         }
     }
 
-    /// Each line drawn by a Paragraph after the prompt's own wrap, `cols`
-    /// wide: the cells' symbols joined, one string per line.
-    fn drawn(lines: &[Line<'static>], cols: usize) -> Vec<String> {
-        use ratatui::buffer::Buffer;
-        use ratatui::layout::Rect;
-        use ratatui::widgets::{Paragraph, Widget};
-        let mut rows = Vec::new();
-        let mut of_line = Vec::new();
-        for (i, l) in lines.iter().enumerate() {
-            for r in crate::tui::ui::wrap::wrap(l.clone(), cols) {
-                rows.push(r);
-                of_line.push(i);
-            }
-        }
-        let w = u16::try_from(cols).unwrap();
-        let area = Rect::new(0, 0, w, u16::try_from(rows.len()).unwrap());
-        let mut buf = Buffer::empty(area);
-        Paragraph::new(rows).render(area, &mut buf);
-        let mut out = vec![String::new(); lines.len()];
-        for (y, &i) in of_line.iter().enumerate() {
-            let y = u16::try_from(y).unwrap();
-            out[i].extend((0..w).map(|x| buf[(x, y)].symbol().to_string()));
-        }
-        out
-    }
-
     /// The contexts every code point is tried in: the start of a line,
     /// after a letter, after a space, after an escape.
     const BEFORE: [&str; 4] = ["", "a", "a ", "\u{200B}"];
@@ -390,66 +364,6 @@ mod tests {
                     c as u32
                 );
             }
-        }
-    }
-
-    /// The same through the renderer itself, for every character the
-    /// renderer draws as nothing on its own or after a letter, and every
-    /// 61st of the others: the prompt's wrap and a Paragraph draw it, or
-    /// its escape, and the letter after it.
-    #[test]
-    fn the_renderer_draws_each_or_its_escape() {
-        use crate::report::cells::{dropped_after, grapheme};
-        let picked: Vec<char> = (0..=0x10_FFFFu32)
-            .filter_map(char::from_u32)
-            .filter(|&c| {
-                c != '\t'
-                    && (grapheme(c.encode_utf8(&mut [0; 4])) == 0
-                        || dropped_after("a", c)
-                        || (c as u32) % 61 == 0)
-            })
-            .collect();
-        for before in BEFORE {
-            for chunk in picked.chunks(4096) {
-                let lines: Vec<Line<'static>> = chunk
-                    .iter()
-                    .map(|c| Line::from(line(&format!("{before}{c}z"), Style::default()).0))
-                    .collect();
-                for (&c, shown) in chunk.iter().zip(drawn(&lines, 40)) {
-                    let u = c as u32;
-                    assert!(shows(&shown, c), "U+{u:04X} after {before:?}: {shown:?}");
-                    assert!(shown.trim_end().ends_with('z'), "U+{u:04X}: {shown:?}");
-                }
-            }
-        }
-    }
-
-    /// The control: laid out as it is (no escaping), a Hangul vowel jamo
-    /// after a Latin letter and a mark at the start of a line are dropped.
-    #[test]
-    fn control_unescaped_the_renderer_drops_them() {
-        // Drawn by a Paragraph as it is, without the prompt's wrap.
-        let raw = |t: &str| {
-            use ratatui::buffer::Buffer;
-            use ratatui::layout::Rect;
-            use ratatui::widgets::{Paragraph, Widget};
-            let area = Rect::new(0, 0, 40, 1);
-            let mut buf = Buffer::empty(area);
-            Paragraph::new(Line::raw(t.to_string())).render(area, &mut buf);
-            (0..40).map(|x| buf[(x, 0)].symbol()).collect::<String>()
-        };
-        for t in ["notes.txt\u{1161} ; ls", "\u{301}rm", "ls x\u{D4E}"] {
-            let shown = raw(t);
-            let hidden = t.chars().find(|&c| !shown.contains(c));
-            assert!(hidden.is_some(), "{t:?} drawn whole: {shown:?}");
-            let (spans, flags) = line(t, Style::default());
-            assert_eq!(flags.invisible, 1, "{t:?}");
-            let escaped = drawn(&[Line::from(spans)], 40).remove(0);
-            let c = hidden.unwrap();
-            assert!(
-                escaped.contains(&crate::report::visible::code_point(c)),
-                "{escaped}"
-            );
         }
     }
 }

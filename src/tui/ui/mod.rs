@@ -19,6 +19,8 @@ pub mod prompt;
 pub mod review_bar;
 pub mod status;
 pub mod theme;
+#[cfg(test)]
+mod visible_tests;
 pub mod wrap;
 
 /// A pane's title line: the title, a rule, and `right` at the end.

@@ -74,7 +74,7 @@ fn runs(text: &str) -> Vec<(String, bool)> {
 struct Rows {
     width: usize,
     line_style: Style,
-    rows: Vec<Line<'static>>,
+    done: Vec<Line<'static>>,
     row: Vec<Span<'static>>,
     piece: String,
     piece_style: Style,
@@ -86,7 +86,7 @@ impl Rows {
         Self {
             width,
             line_style,
-            rows: Vec::new(),
+            done: Vec::new(),
             row: Vec::new(),
             piece: String::new(),
             piece_style: Style::default(),
@@ -100,7 +100,7 @@ impl Rows {
         if self.used + w > self.width && self.used > 0 {
             self.flush();
             let row = std::mem::take(&mut self.row);
-            self.rows.push(Line::from(row).style(self.line_style));
+            self.done.push(Line::from(row).style(self.line_style));
             self.used = 0;
         }
         if style != self.piece_style {
@@ -128,9 +128,9 @@ impl Rows {
 
     fn finish(mut self) -> Vec<Line<'static>> {
         self.flush();
-        self.rows
+        self.done
             .push(Line::from(std::mem::take(&mut self.row)).style(self.line_style));
-        self.rows
+        self.done
     }
 }
 
