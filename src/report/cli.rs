@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 use super::filter::{CallFilter, DecisionFilter, parse_since};
 use super::log::{Format, LogOptions, LogSummary, write_log};
 use super::sessions::{session_rows, write_sessions, write_sessions_json};
+use super::term::{Printer, Text};
 use super::{Style, follow, verify_text, write_json};
 use crate::audit::reader::{LineProblem, ResolveError, resolve_trail};
 use crate::audit::timeline::Timeline;
@@ -168,7 +169,10 @@ pub fn log_command(
         })?;
         let (text, ok) = verify_text(path, &report);
         let target: &mut dyn Write = if ok { out } else { err };
-        io_result(path, writeln!(target, "{text}"))?;
+        io_result(
+            path,
+            Printer::new(target, Style::default()).line(&Text::lines_of(&text)),
+        )?;
         return Ok(ok);
     }
     let since = match &args.since {
@@ -192,7 +196,8 @@ pub fn log_command(
     };
     if args.follow {
         let mut note = |p: &LineProblem| {
-            let _ = writeln!(err, "airlock log: {}: {p}", path.display());
+            let _ = Printer::new(err, Style::default())
+                .line(&Text::from(format!("airlock log: {}: {p}", path.display())));
         };
         io_result(path, follow(path, opts, out, FOLLOW_POLL, &mut note))?;
         return Ok(true);
@@ -215,17 +220,20 @@ pub fn log_command(
 /// not listed.
 fn report_problems(err: &mut dyn Write, path: &Path, s: &LogSummary) {
     const MAX_LISTED: usize = 5;
+    let mut err = Printer::new(err, Style::default());
+    let mut say = |line: String| {
+        let _ = err.line(&Text::from(line));
+    };
     for p in s.problems.iter().take(MAX_LISTED) {
-        let _ = writeln!(err, "airlock log: {}: {p}", path.display());
+        say(format!("airlock log: {}: {p}", path.display()));
     }
     if s.problems.len() > MAX_LISTED {
-        let _ = writeln!(
-            err,
+        say(format!(
             "airlock log: … and {} more bad lines",
             s.problems.len() - MAX_LISTED
-        );
+        ));
     }
     if let Some(t) = &s.torn_tail {
-        let _ = writeln!(err, "airlock log: {}: {t}", path.display());
+        say(format!("airlock log: {}: {t}", path.display()));
     }
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::filter::Tri;
 use super::log::{Format, LogOptions, call_line, event_line};
+use super::term::Printer;
 use crate::audit::reader::{LineProblem, LineSource, parse_record};
 use crate::audit::timeline::{CallState, Pushed, Timeline};
 use crate::call::CallId;
@@ -177,12 +178,12 @@ impl Follower {
     }
 
     fn human_record(&mut self, w: &mut dyn Write, pushed: Pushed) -> std::io::Result<()> {
-        let style = self.opts.style;
+        let mut out = Printer::new(w, self.opts.style);
         match pushed {
             Pushed::Event(i) => {
                 let e = &self.timeline.events[i];
                 if self.opts.filter.passes_event(e.at.ts) {
-                    writeln!(w, "{}", event_line(e, style))?;
+                    out.line(&event_line(e))?;
                 }
             }
             Pushed::Call(i) => {
@@ -195,7 +196,7 @@ impl Follower {
                 self.shown_status.remove(&i);
                 if self.opts.filter.check(c, true) == Tri::Yes {
                     let ws = self.timeline.session.as_ref().map(|s| s.workspace.as_str());
-                    writeln!(w, "{}", call_line(c, ws, style, true))?;
+                    out.line(&call_line(c, ws, true))?;
                 }
             }
             Pushed::Orphan => {}
@@ -219,6 +220,7 @@ impl Follower {
             return Ok(());
         }
         let ws = self.timeline.session.as_ref().map(|s| s.workspace.as_str());
+        let mut out = Printer::new(w, self.opts.style);
         for &i in &self.open {
             let c = &self.timeline.calls[i];
             let status = c.status();
@@ -227,10 +229,10 @@ impl Follower {
             {
                 continue;
             }
-            writeln!(w, "{}", call_line(c, ws, self.opts.style, true))?;
+            out.line(&call_line(c, ws, true))?;
             self.shown_status.insert(i, status);
         }
-        w.flush()
+        out.flush()
     }
 }
 

@@ -8,6 +8,7 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::filter::{CallFilter, Tri};
+use super::term::{Printer, Text};
 use super::{Paint, Style, fit, local_time, timing};
 use crate::audit::AuditEvent;
 use crate::audit::reader::LineProblem;
@@ -62,18 +63,19 @@ pub fn write_log(
     opts: &LogOptions,
 ) -> std::io::Result<LogSummary> {
     let workspace = t.session.as_ref().map(|s| s.workspace.as_str());
+    let mut out = Printer::new(w, opts.style);
     let mut shown = 0;
     for entry in t.entries() {
         match entry {
             Entry::Call(c) => {
                 if opts.filter.check(c, true) == Tri::Yes {
                     shown += 1;
-                    writeln!(w, "{}", call_line(c, workspace, opts.style, false))?;
+                    out.line(&call_line(c, workspace, false))?;
                 }
             }
             Entry::Event(e) => {
                 if opts.filter.passes_event(e.at.ts) {
-                    writeln!(w, "{}", event_line(e, opts.style))?;
+                    out.line(&event_line(e))?;
                 }
             }
         }
@@ -83,7 +85,7 @@ pub fn write_log(
         "{} of {} calls shown · in the trail: {} auto, {} approved by you, {} denied, {} blocked, {} unanswered, {} errors",
         shown, c.calls, c.auto, c.user, c.denied, c.blocked, c.unanswered, c.errors
     );
-    writeln!(w, "{}", opts.style.paint(Paint::Dim, &tally))?;
+    out.line(Text::new().paint(Paint::Dim, tally))?;
     Ok(LogSummary {
         shown_calls: shown,
         total_calls: c.calls,
@@ -105,7 +107,7 @@ fn class_paint(c: DecisionClass) -> Paint {
 /// One call (and, indented below it, a reason, an error or a change).
 /// `live` words a call without a result as still running rather than as
 /// having none recorded.
-pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: bool) -> String {
+pub fn call_line(c: &CallEntry, workspace: Option<&str>, live: bool) -> Text {
     let class = c.class();
     let command = command_of(c);
     let summary = match &command {
@@ -116,9 +118,49 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
         Some(d) => format!("{} {}", class.describe(), who(&d.decision, workspace)),
         None => class.describe().into(),
     };
-    let outcome = match &c.finished {
+    let mut t = Text::new();
+    t.paint(Paint::Dim, local_time(c.call.received_at))
+        .plain("  ")
+        .paint(Paint::Dim, format!("{:>5}", format!("#{}", c.call.id)))
+        .plain(" ")
+        .paint(Paint::Cyan, fit(c.call.agent.display_name(), AGENT_W, true))
+        .plain("  ")
+        .paint(Paint::Bold, fit(&c.call.tool, TOOL_W, true))
+        .plain("  ")
+        .plain(fit(&summary, SUMMARY_W, true))
+        .plain("  ")
+        .paint(class_paint(class), decision)
+        .plain(" → ");
+    outcome(c, class, live, &mut t);
+    // A command is never shown cut or changed: when the column cuts it,
+    // the whole of it follows; after an edit, what the agent proposed.
+    if let Some(cmd) = &command {
+        if super::cells::width(&summary) > SUMMARY_W {
+            t.line_break().plain(format!("{:>17}$ {summary}", ""));
+        }
+        if let Some(p) = &cmd.proposed {
+            t.line_break().plain(format!("{:>17}", "")).paint(
+                Paint::Dim,
+                format!("edited by you; the agent proposed: {p}"),
+            );
+        }
+    }
+    if let Some(detail) = detail(c) {
+        t.line_break()
+            .plain(format!("{:>17}", ""))
+            .paint(Paint::Dim, fit(&detail, DETAIL_W, false));
+    }
+    t
+}
+
+/// The outcome after the arrow: how it ended and how long it took.
+fn outcome(c: &CallEntry, class: DecisionClass, live: bool, t: &mut Text) {
+    match &c.finished {
         Some(f) if !class.approved() && class != DecisionClass::Pending => {
-            format!("not run, {}", timing(f.duration_ms, c.wait_run_ms()))
+            t.plain(format!(
+                "not run, {}",
+                timing(f.duration_ms, c.wait_run_ms())
+            ));
         }
         Some(f) => {
             let status = if f.truncated {
@@ -133,56 +175,16 @@ pub fn call_line(c: &CallEntry, workspace: Option<&str>, style: Style, live: boo
                 }
                 Outcome::Timeout | Outcome::Cancelled | Outcome::Unreported => Paint::Yellow,
             };
-            format!(
-                "{} {}",
-                style.paint(paint, &status),
-                timing(f.duration_ms, c.wait_run_ms())
-            )
+            t.paint(paint, status)
+                .plain(format!(" {}", timing(f.duration_ms, c.wait_run_ms())));
         }
-        None if live => style.paint(Paint::Yellow, c.status().describe()),
-        None => style.paint(Paint::Yellow, CallState::Unfinished.describe()),
-    };
-    let mut line = format!(
-        "{}  {} {}  {}  {}  {} → {}",
-        style.paint(Paint::Dim, &local_time(c.call.received_at)),
-        style.paint(Paint::Dim, &format!("{:>5}", format!("#{}", c.call.id))),
-        style.paint(
-            Paint::Cyan,
-            &fit(c.call.agent.display_name(), AGENT_W, true)
-        ),
-        style.paint(Paint::Bold, &fit(&c.call.tool, TOOL_W, true)),
-        fit(&summary, SUMMARY_W, true),
-        style.paint(class_paint(class), &decision),
-        outcome,
-    );
-    // A command is never shown cut or changed: when the column cuts it,
-    // the whole of it follows; after an edit, what the agent proposed.
-    if let Some(cmd) = &command {
-        if summary.chars().count() > SUMMARY_W {
-            let _ = write!(line, "\n{:>17}$ {summary}", "");
+        None if live => {
+            t.paint(Paint::Yellow, c.status().describe());
         }
-        if let Some(p) = &cmd.proposed {
-            let p = crate::report::visible::one_line(p);
-            let _ = write!(
-                line,
-                "\n{:>17}{}",
-                "",
-                style.paint(
-                    Paint::Dim,
-                    &format!("edited by you; the agent proposed: {p}")
-                )
-            );
+        None => {
+            t.paint(Paint::Yellow, CallState::Unfinished.describe());
         }
     }
-    if let Some(detail) = detail(c) {
-        let _ = write!(
-            line,
-            "\n{:>17}{}",
-            "",
-            style.paint(Paint::Dim, &fit(&detail, DETAIL_W, false))
-        );
-    }
-    line
 }
 
 /// A command as it ran (the edit, when the human edited and approved it)
@@ -297,7 +299,7 @@ pub fn who(d: &Decision, workspace: Option<&str>) -> String {
 }
 
 /// One session-level record.
-pub fn event_line(e: &SessionEvent, style: Style) -> String {
+pub fn event_line(e: &SessionEvent) -> Text {
     let text = match &e.event {
         Some(AuditEvent::SessionStart {
             session,
@@ -332,11 +334,11 @@ pub fn event_line(e: &SessionEvent, style: Style) -> String {
         Some(other) => generic(other),
         None => format!("{} (a record type this airlock does not know)", e.kind()),
     };
-    format!(
-        "{}  {}",
-        style.paint(Paint::Dim, &local_time(e.at.ts)),
-        style.paint(Paint::Dim, &fit(&text, DETAIL_W, false))
-    )
+    let mut t = Text::new();
+    t.paint(Paint::Dim, local_time(e.at.ts))
+        .plain("  ")
+        .paint(Paint::Dim, fit(&text, DETAIL_W, false));
+    t
 }
 
 fn version(a: &crate::call::AgentInfo) -> String {

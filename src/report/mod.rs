@@ -2,12 +2,14 @@
 //! [`crate::audit::timeline`], written to any [`std::io::Write`] (the binary
 //! passes stdout). Nothing here prints by itself.
 
+pub mod cells;
 pub mod cli;
 pub mod filter;
 mod follow;
 mod json;
 mod log;
 mod sessions;
+pub mod term;
 mod verify;
 pub mod visible;
 
@@ -16,6 +18,7 @@ pub use follow::{Follower, follow};
 pub use json::write_json;
 pub use log::{Format, LogOptions, LogSummary, call_line, event_line, who, write_log};
 pub use sessions::{SessionRow, session_rows, write_sessions, write_sessions_json};
+pub use term::{Printer, Text};
 pub use verify::verify_text;
 
 use chrono::{DateTime, Local, Utc};
@@ -48,22 +51,6 @@ impl Style {
     /// Colours on or off.
     pub fn new(color: bool) -> Self {
         Self { color }
-    }
-
-    /// `text` in `paint` (unchanged without colours).
-    pub fn paint(&self, paint: Paint, text: &str) -> String {
-        if !self.color || text.is_empty() {
-            return text.to_string();
-        }
-        let code = match paint {
-            Paint::Dim => "2",
-            Paint::Bold => "1",
-            Paint::Green => "32",
-            Paint::Red => "31",
-            Paint::Yellow => "33",
-            Paint::Cyan => "36",
-        };
-        format!("\x1b[{code}m{text}\x1b[0m")
     }
 }
 
@@ -103,22 +90,31 @@ pub fn timing(total_ms: u64, parts: Option<(u64, Option<u64>)>) -> String {
     }
 }
 
-/// At most `max` characters of `s` on one line (control characters
-/// shown as spaces), `…` when cut, padded to `max` when `pad`.
+/// `s` on one line (control and invisible characters as escapes) in at
+/// most `max` cells, `…` when cut (never inside a grapheme cluster),
+/// padded with spaces to `max` cells when `pad`.
 pub fn fit(s: &str, max: usize, pad: bool) -> String {
+    let s = visible::one_line(s);
     let mut out = String::new();
-    let mut n = 0;
-    for ch in visible::one_line(s).chars() {
-        if n == max {
-            out.pop();
-            out.push('…');
-            return out;
+    let mut used = 0;
+    if cells::width(&s) > max {
+        for (g, w) in cells::graphemes(&s) {
+            if used + w + 1 > max {
+                break;
+            }
+            out.push_str(g);
+            used += w;
         }
-        out.push(ch);
-        n += 1;
+        if max > 0 {
+            out.push('…');
+            used += 1;
+        }
+    } else {
+        used = cells::width(&s);
+        out = s;
     }
     if pad {
-        out.extend(std::iter::repeat_n(' ', max - n));
+        out.extend(std::iter::repeat_n(' ', max.saturating_sub(used)));
     }
     out
 }
@@ -134,6 +130,9 @@ mod tests {
         assert_eq!(fit("a\nb", 5, false), "a\\nb");
         assert_eq!(fit("x\u{202E}y", 20, false), "x<U+202E>y");
         assert_eq!(fit("ééééé", 5, false), "ééééé");
+        assert_eq!(fit("e\u{301}e\u{301}e\u{301}", 2, false), "e\u{301}…");
+        assert_eq!(fit("日本語", 5, true), "日本…");
+        assert_eq!(fit("日本", 5, true), "日本 ");
     }
 
     #[test]
@@ -142,11 +141,5 @@ mod tests {
         assert_eq!(human_duration_ms(2_400), "2.4s");
         assert_eq!(human_duration_ms(185_000), "3m05s");
         assert_eq!(human_duration_ms(7_620_000), "2h07m");
-    }
-
-    #[test]
-    fn paint_only_with_colour() {
-        assert_eq!(Style::new(false).paint(Paint::Red, "x"), "x");
-        assert_eq!(Style::new(true).paint(Paint::Red, "x"), "\x1b[31mx\x1b[0m");
     }
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::term::{Printer, Text};
 use super::{Paint, Style, fit, human_duration_ms, local_datetime};
 use crate::audit::reader::{TrailRef, list_trails};
 use crate::audit::timeline::{Counts, Timeline};
@@ -114,6 +115,7 @@ fn tilde(path: &str) -> String {
 
 /// The sessions table.
 pub fn write_sessions(w: &mut dyn Write, rows: &[SessionRow], style: Style) -> std::io::Result<()> {
+    let mut out = Printer::new(w, style);
     let header = format!(
         "{:<25}  {:<19}  {:>8}  {:>5} {:>5} {:>4} {:>6} {:>7} {:>10} {:>6}  {:<20}  WORKSPACE",
         "SESSION",
@@ -128,15 +130,16 @@ pub fn write_sessions(w: &mut dyn Write, rows: &[SessionRow], style: Style) -> s
         "ERRORS",
         "AGENTS"
     );
-    writeln!(w, "{}", style.paint(Paint::Bold, &header))?;
+    out.line(Text::new().paint(Paint::Bold, header))?;
     for r in rows {
         let c = &r.counts;
-        let num = |n: usize, width: usize, paint: Paint| {
-            let text = format!("{n:>width$}");
+        let mut t = Text::new();
+        let num = |t: &mut Text, n: usize, width: usize, paint: Paint| {
+            let text = format!(" {n:>width$}");
             if n == 0 {
-                text
+                t.plain(text);
             } else {
-                style.paint(paint, &text)
+                t.plain(" ").paint(paint, format!("{n:>width$}"));
             }
         };
         let agents = if r.agents.is_empty() {
@@ -144,33 +147,33 @@ pub fn write_sessions(w: &mut dyn Write, rows: &[SessionRow], style: Style) -> s
         } else {
             r.agents.join(", ")
         };
-        writeln!(
-            w,
-            "{}  {:<19}  {:>8}  {:>5} {} {} {} {} {} {}  {}  {}",
-            fit(&r.id, 25, true),
+        t.plain(fit(&r.id, 25, true)).plain(format!(
+            "  {:<19}  {:>8}  {:>5}",
             r.started.map_or_else(|| "-".into(), local_datetime),
             r.duration_ms.map_or_else(|| "-".into(), human_duration_ms),
             c.calls,
-            num(c.auto, 5, Paint::Green),
-            num(c.user, 4, Paint::Green),
-            num(c.denied, 6, Paint::Red),
-            num(c.blocked, 7, Paint::Red),
-            num(c.unanswered, 10, Paint::Yellow),
-            num(c.errors, 6, Paint::Red),
-            style.paint(Paint::Cyan, &fit(&agents, 20, true)),
-            r.workspace.as_deref().map_or_else(|| "-".into(), tilde),
-        )?;
+        ));
+        num(&mut t, c.auto, 5, Paint::Green);
+        num(&mut t, c.user, 4, Paint::Green);
+        num(&mut t, c.denied, 6, Paint::Red);
+        num(&mut t, c.blocked, 7, Paint::Red);
+        num(&mut t, c.unanswered, 10, Paint::Yellow);
+        num(&mut t, c.errors, 6, Paint::Red);
+        t.plain("  ")
+            .paint(Paint::Cyan, fit(&agents, 20, true))
+            .plain("  ")
+            .plain(r.workspace.as_deref().map_or_else(|| "-".into(), tilde));
+        out.line(&t)?;
         for note in &r.notes {
-            writeln!(
-                w,
-                "{:27}{}",
-                "",
-                style.paint(Paint::Yellow, &format!("! {note}"))
+            out.line(
+                Text::new()
+                    .plain(" ".repeat(27))
+                    .paint(Paint::Yellow, format!("! {note}")),
             )?;
         }
     }
     if rows.is_empty() {
-        writeln!(w, "(no sessions yet)")?;
+        out.line(&Text::from("(no sessions yet)"))?;
     }
     Ok(())
 }

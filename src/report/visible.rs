@@ -1,6 +1,10 @@
 //! Text made visible for a terminal: control characters as escapes,
-//! invisible and bidi characters as `<U+…>`. The log and the TUI show
-//! calls with the same words.
+//! invisible and bidi characters as `<U+…>`, and so is any character the
+//! renderer would draw as nothing where it stands (a cluster measuring 0
+//! cells, [`crate::report::cells`]). The log and the TUI show calls with
+//! the same words.
+
+use crate::report::cells::SpanEnd;
 
 /// True for characters that draw nothing, look like a plain space without
 /// being one, or reorder text, decided by their Unicode properties (not a
@@ -48,10 +52,16 @@ pub fn shown_after(prev: Option<char>, c: char) -> bool {
         && prev.is_some_and(|p| get_general_category(p) == G::OtherSymbol)
 }
 
-/// The visible form of `c`, when it needs one.
+/// `<U+XXXX>`: how a character that draws nothing is shown.
+pub fn code_point(c: char) -> String {
+    format!("<U+{:04X}>", c as u32)
+}
+
+/// The visible form of `c`, when it needs one wherever it stands (its
+/// properties alone; [`escape_at`] also looks at what is before it).
 pub fn escape(c: char) -> Option<String> {
     if is_invisible(c) {
-        return Some(format!("<U+{:04X}>", c as u32));
+        return Some(code_point(c));
     }
     if c == '\t' {
         return None;
@@ -61,28 +71,47 @@ pub fn escape(c: char) -> Option<String> {
             '\r' => "\\r".into(),
             '\n' => "\\n".into(),
             c if (c as u32) < 0x100 => format!("\\x{:02x}", c as u32),
-            c => format!("<U+{:04X}>", c as u32),
+            c => code_point(c),
         });
     }
     None
 }
 
+/// The visible form of `c` written after what `end` has seen of its span
+/// (an escape starts a new span: `end` is reset after one): [`escape`],
+/// or `<U+…>` for a character the renderer would not draw there (a
+/// Hangul vowel jamo after a Latin letter, a combining mark at the start
+/// of a span or after a tab, U+0D4E), or `None` when it is drawn as it is.
+/// A tab is left to the caller.
+pub fn escape_at(end: &SpanEnd, c: char) -> Option<String> {
+    if shown_after(end.prev(), c) {
+        return None;
+    }
+    if let Some(e) = escape(c) {
+        return Some(e);
+    }
+    (c != '\t' && end.drops(c)).then(|| code_point(c))
+}
+
 /// `text` on one line for a list or a log: newlines and control
-/// characters as escapes, invisible characters as `<U+…>`; nothing dropped.
+/// characters as escapes, invisible characters and characters that would
+/// draw as nothing as `<U+…>`; nothing dropped.
 pub fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut prev = None;
+    let mut end = SpanEnd::default();
     for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if shown_after(prev, c) => out.push(c),
-            c => match escape(c) {
-                Some(e) => out.push_str(&e),
-                None => out.push(c),
-            },
+        let shown = match c {
+            '\n' => Some("\\n".to_string()),
+            '\t' => Some("\\t".to_string()),
+            c => escape_at(&end, c),
+        };
+        if let Some(e) = shown {
+            out.push_str(&e);
+            end.reset();
+        } else {
+            out.push(c);
+            end.push(c);
         }
-        prev = Some(c);
     }
     out
 }

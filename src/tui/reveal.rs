@@ -8,7 +8,8 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use crate::report::visible::escape;
+use crate::report::cells::SpanEnd;
+use crate::report::visible::escape_at;
 pub use crate::report::visible::{is_invisible, one_line};
 
 /// Spaces in a row (inside a line) from which the run is drawn as `·`.
@@ -105,65 +106,145 @@ pub fn lines(text: &str, base: Style) -> (Vec<Vec<Span<'static>>>, Flags) {
 
 /// One line (no `\n` expected; one would be escaped) as spans.
 pub fn line(text: &str, base: Style) -> (Vec<Span<'static>>, Flags) {
+    line_at(text, base, None)
+}
+
+/// [`line`], with the character at `cursor` (counted in characters) drawn
+/// in its own reversed span, as its escape when it has one: an edit field
+/// shows exactly what [`line`] shows, with its cursor on the right cell.
+/// The cursor past the last character is left to the caller.
+pub fn line_at(text: &str, base: Style, cursor: Option<usize>) -> (Vec<Span<'static>>, Flags) {
     let mut flags = Flags::default();
     let trimmed = text.trim_end_matches([' ', '\t']);
-    let tail = &text[trimmed.len()..];
-    let mut spans: Vec<Span<'static>> = Vec::new();
-    let mut plain = String::new();
-    let flush = |plain: &mut String, spans: &mut Vec<Span<'static>>| {
-        if !plain.is_empty() {
-            spans.push(Span::styled(std::mem::take(plain), base));
-        }
-    };
-    let chars: Vec<char> = trimmed.chars().collect();
+    let chars: Vec<char> = text.chars().collect();
+    let body = trimmed.chars().count();
+    let mut out = Spans::new(base, cursor);
     let mut i = 0;
-    while i < chars.len() {
+    while i < body {
         let c = chars[i];
         if c == ' ' || c == '\t' {
-            let run = chars[i..]
+            let run = chars[i..body]
                 .iter()
                 .take_while(|&&c| c == ' ' || c == '\t')
                 .count();
             if run >= LONG_RUN {
                 flags.longest_run = flags.longest_run.max(run);
-                flush(&mut plain, &mut spans);
-                spans.push(Span::styled(blanks(&chars[i..i + run]), marked()));
+                out.blanks(&chars[i..i + run], i);
                 i += run;
                 continue;
             }
         }
-        if crate::report::visible::shown_after(i.checked_sub(1).map(|j| chars[j]), c) {
-            plain.push(c);
-        } else if let Some(esc) = escape(c) {
-            if is_invisible(c) {
-                flags.invisible += 1;
-            } else {
+        if out.char(i, c) {
+            if c.is_control() {
                 flags.control += 1;
+            } else {
+                flags.invisible += 1;
             }
-            flush(&mut plain, &mut spans);
-            spans.push(Span::styled(esc, marked()));
-        } else {
-            plain.push(c);
         }
         i += 1;
     }
-    flush(&mut plain, &mut spans);
-    if !tail.is_empty() {
+    if body < chars.len() {
+        let tail = &chars[body..];
         flags.trailing += 1;
-        let t: Vec<char> = tail.chars().collect();
-        flags.longest_run = flags
-            .longest_run
-            .max(if t.len() >= LONG_RUN { t.len() } else { 0 });
-        spans.push(Span::styled(blanks(&t), marked()));
+        flags.longest_run = flags.longest_run.max(if tail.len() >= LONG_RUN {
+            tail.len()
+        } else {
+            0
+        });
+        out.blanks(tail, body);
     }
-    (spans, flags)
+    (out.finish(), flags)
 }
 
-/// Spaces as `·`, tabs as `→`.
-fn blanks(run: &[char]) -> String {
-    run.iter()
-        .map(|&c| if c == '\t' { '→' } else { '·' })
-        .collect()
+/// Spans being built for [`line_at`].
+struct Spans {
+    base: Style,
+    cursor: Option<usize>,
+    done: Vec<Span<'static>>,
+    /// Plain text not yet pushed, and what the renderer has seen of it.
+    plain: String,
+    end: SpanEnd,
+    /// Blanks drawn as `·` not yet pushed.
+    marks: String,
+}
+
+impl Spans {
+    fn new(base: Style, cursor: Option<usize>) -> Self {
+        Self {
+            base,
+            cursor,
+            done: Vec::new(),
+            plain: String::new(),
+            end: SpanEnd::default(),
+            marks: String::new(),
+        }
+    }
+
+    /// Push what is pending; the next character starts a span.
+    fn flush(&mut self) {
+        if !self.plain.is_empty() {
+            let plain = std::mem::take(&mut self.plain);
+            self.done.push(Span::styled(plain, self.base));
+        }
+        if !self.marks.is_empty() {
+            let marks = std::mem::take(&mut self.marks);
+            self.done.push(Span::styled(marks, marked()));
+        }
+        self.end.reset();
+    }
+
+    /// A span of its own for the character under the cursor.
+    fn at_cursor(&mut self, text: String, style: Style) {
+        self.flush();
+        self.done
+            .push(Span::styled(text, style.add_modifier(Modifier::REVERSED)));
+    }
+
+    /// Character `i`; true when it was escaped.
+    fn char(&mut self, i: usize, c: char) -> bool {
+        let here = self.cursor == Some(i);
+        if here || !self.marks.is_empty() {
+            self.flush();
+        }
+        let esc = escape_at(&self.end, c);
+        let escaped = esc.is_some();
+        match (esc, here) {
+            (Some(e), true) => self.at_cursor(e, marked()),
+            (Some(e), false) => {
+                self.flush();
+                self.done.push(Span::styled(e, marked()));
+            }
+            (None, true) => self.at_cursor(c.to_string(), self.base),
+            (None, false) => {
+                self.plain.push(c);
+                self.end.push(c);
+                return false;
+            }
+        }
+        self.end.reset();
+        escaped
+    }
+
+    /// A run of blanks starting at character `start`, as `·` and `→`.
+    fn blanks(&mut self, run: &[char], start: usize) {
+        if !self.plain.is_empty() {
+            self.flush();
+        }
+        for (j, &c) in run.iter().enumerate() {
+            let b = if c == '\t' { '→' } else { '·' };
+            if self.cursor == Some(start + j) {
+                self.at_cursor(b.to_string(), marked());
+            } else {
+                self.marks.push(b);
+            }
+        }
+        self.end.reset();
+    }
+
+    fn finish(mut self) -> Vec<Span<'static>> {
+        self.flush();
+        self.done
+    }
 }
 
 /// Lines of `text`, each a [`Line`] with `prefix` spans in front (the
@@ -238,6 +319,51 @@ mod tests {
         assert_eq!(one_line("bash -c 'echo hi'"), "bash -c 'echo hi'");
         for c in [0x200B, 0x200F, 0x202A, 0x202E, 0x2066, 0x2069, 0xFEFF] {
             assert!(is_invisible(char::from_u32(c).unwrap()), "{c:x}");
+        }
+    }
+
+    /// The contexts every code point is tried in: the start of a line,
+    /// after a letter, after a space, after an escape.
+    const BEFORE: [&str; 4] = ["", "a", "a ", "\u{200B}"];
+
+    /// Whether `shown` holds `c` or its escape.
+    fn shows(shown: &str, c: char) -> bool {
+        shown.contains(c)
+            || shown.contains(&crate::report::visible::code_point(c))
+            || crate::report::visible::escape(c).is_some_and(|e| shown.contains(&e))
+    }
+
+    /// Every code point in every context: [`line`] makes spans in which
+    /// the renderer's measure ([`crate::report::cells`], what ratatui
+    /// draws by) finds no cluster it would skip, and the character is in
+    /// them as it is or as its escape.
+    /// Unassigned and private-use code points (nine in ten) are tried
+    /// after a letter only, to keep the test quick.
+    #[test]
+    fn every_code_point_is_drawn_or_escaped() {
+        use unicode_general_category::{GeneralCategory as G, get_general_category};
+        for c in (0..=0x10_FFFFu32).filter_map(char::from_u32) {
+            if c == '\t' {
+                continue; // drawn as a space, flagged in runs and at ends
+            }
+            let rare = matches!(get_general_category(c), G::Unassigned | G::PrivateUse);
+            for before in if rare { &BEFORE[1..2] } else { &BEFORE[..] } {
+                let (spans, _) = line(&format!("{before}{c}z"), Style::default());
+                for s in &spans {
+                    for (g, w) in crate::report::cells::graphemes(&s.content) {
+                        assert!(
+                            w > 0,
+                            "U+{:04X} after {before:?}: {g:?} would be skipped",
+                            c as u32
+                        );
+                    }
+                }
+                assert!(
+                    shows(&text(&spans), c),
+                    "U+{:04X} after {before:?}",
+                    c as u32
+                );
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{pane_title, theme, wrap::fit};
+use super::{pane_title, theme, wrap::pad};
 use crate::tui::records::{AuditLine, Tone};
 
 /// Width of the record type column: the longest type, `agent_disconnected`.
@@ -60,8 +60,8 @@ pub fn draw(f: &mut Frame, pane: &AuditPane, area: Rect) {
         .iter()
         .map(|r| {
             let a = &r.line;
-            let head = format!("{:>4} {} {:<KIND$} ", r.number, a.time, fit(&a.kind, KIND));
-            let room = width.saturating_sub(head.chars().count());
+            let head = format!("{:>4} {} {} ", r.number, a.time, pad(&a.kind, KIND));
+            let room = width.saturating_sub(crate::report::cells::width(&head));
             let style = if r.broken {
                 theme::error().add_modifier(Modifier::REVERSED)
             } else {
@@ -69,7 +69,7 @@ pub fn draw(f: &mut Frame, pane: &AuditPane, area: Rect) {
             };
             let line = Line::from(vec![
                 Span::styled(head, theme::dim()),
-                Span::styled(format!("{:<room$}", fit(&a.text, room)), style),
+                Span::styled(pad(&a.text, room), style),
             ]);
             if r.selected {
                 line.style(theme::selected(true))

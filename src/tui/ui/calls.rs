@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{pane_title, theme, wrap::fit};
+use super::{pane_title, theme, wrap::pad};
 use chrono::{DateTime, FixedOffset, Utc};
 
 use crate::tui::calls::CallRow;
@@ -56,21 +56,15 @@ pub fn draw(f: &mut Frame, pane: &CallsPane, area: Rect) {
             let fixed = 2 + 9 + AGENT + 1 + TOOL + 1;
             let room = width.saturating_sub(fixed);
             let shown = shown_summary(row);
-            let summary = format!("{:<room$}", fit(&shown, room));
+            let summary = pad(&shown, room);
             let line = Line::from(vec![
                 Span::styled(format!("{icon} "), style),
                 Span::styled(
                     format!("{} ", theme::clock(row.info.received_at, &pane.tz)),
                     theme::dim(),
                 ),
-                Span::raw(format!(
-                    "{:<AGENT$} ",
-                    fit(row.info.agent.display_name(), AGENT)
-                )),
-                Span::styled(
-                    format!("{:<TOOL$} ", fit(&row.info.tool, TOOL)),
-                    theme::heading(),
-                ),
+                Span::raw(format!("{} ", pad(row.info.agent.display_name(), AGENT))),
+                Span::styled(format!("{} ", pad(&row.info.tool, TOOL)), theme::heading()),
                 Span::raw(summary),
             ]);
             if selected {

@@ -95,4 +95,26 @@ mod tests {
         assert_eq!(r[3].spans[0].style, theme::dim());
         assert_eq!(r[0].spans[0].style, theme::heading());
     }
+
+    #[test]
+    fn lookalike_headers_and_carriage_returns_are_drawn_as_changes() {
+        let d = crate::tui::diff::parse(
+            "--- a/s.sh\n+++ b/s.sh\n@@ -1,2 +1,2 @@\n--- comment\r\n+++ b/s.sh\r\n keep\n",
+        );
+        let r: Vec<String> = rows(&d, 0, 100, 40)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            r,
+            [
+                "--- a/s.sh",
+                "+++ b/s.sh",
+                "@@ -1,2 +1,2 @@",
+                "  1     │ --- comment\\r",
+                "      1 │ +++ b/s.sh\\r",
+                "  2   2 │  keep",
+            ]
+        );
+    }
 }

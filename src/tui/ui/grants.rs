@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::{theme, wrap};
 use chrono::FixedOffset;
@@ -30,7 +30,7 @@ pub fn draw(f: &mut Frame, app: &GrantsView) {
     let longest = app
         .grants
         .iter()
-        .map(|g| g.rule.chars().count())
+        .map(|g| crate::report::cells::width(&crate::report::visible::one_line(&g.rule)))
         .max()
         .unwrap_or(0);
     let w = u16::try_from(longest)
@@ -41,7 +41,7 @@ pub fn draw(f: &mut Frame, app: &GrantsView) {
         .unwrap_or(u16::MAX)
         .saturating_add(2);
     let area = super::layout::boxed(f.area(), w, h);
-    f.render_widget(Clear, area);
+    super::clear_overlay(f, area);
     let block = Block::default().borders(Borders::ALL).title(Line::styled(
         " Session grants — d revokes, Esc closes ",
         theme::key(),
@@ -110,7 +110,7 @@ pub fn draw_quit(f: &mut Frame, waiting: usize, running: usize) {
     let w = u16::try_from(lines.iter().map(Line::width).max().unwrap_or(0)).unwrap_or(u16::MAX);
     let h = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     let area = super::layout::boxed(f.area(), w.saturating_add(2), h);
-    f.render_widget(Clear, area);
+    super::clear_overlay(f, area);
     let block = Block::default()
         .borders(Borders::ALL)
         .title(Line::styled(" Quit airlock? ", theme::key()));

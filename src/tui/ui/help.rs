@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::{theme, wrap};
 
@@ -42,7 +42,7 @@ pub fn draw(f: &mut Frame, table: &[(&str, &[(&str, &str)])], note: Option<&str>
     let w = u16::try_from(lines.iter().map(Line::width).max().unwrap_or(0)).unwrap_or(u16::MAX);
     let h = u16::try_from(lines.len()).unwrap_or(u16::MAX);
     let area = super::layout::boxed(f.area(), w.saturating_add(1), h);
-    f.render_widget(Clear, area);
+    super::clear_overlay(f, area);
     let block = Block::default()
         .borders(Borders::ALL)
         .title(Line::styled(" Keys — Esc closes ", theme::key()));

@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph};
 use std::fmt::Write as _;
 
 use super::{diff, theme, wrap};
@@ -76,8 +76,9 @@ pub fn view(app: &PromptPane, screen: Rect) -> Option<View> {
     let mut area = super::layout::prompt(screen);
     let width = area.width.saturating_sub(2) as usize;
     let rows = cached_body(app, p, width);
-    let mut footer = footer(app, p, width);
     let inner = area.height.saturating_sub(2) as usize;
+    // The footer leaves at least two rows for the body and its position.
+    let mut footer = footer(app, p, width, inner.saturating_sub(2));
     let fits = rows.len() + footer.len() <= inner;
     if fits {
         // As tall as it needs, centred where the full box would be.
@@ -139,7 +140,7 @@ fn position(
 pub fn draw(f: &mut Frame, app: &PromptPane) {
     let p = app.prompt;
     let Some(v) = view(app, f.area()) else { return };
-    f.render_widget(Clear, v.area);
+    super::clear_overlay(f, v.area);
     let title = vec![
         Span::styled(" Approve? ", theme::key()),
         Span::raw(format!("{} · call #{} ", p.call.tool, p.call.id)),
@@ -214,10 +215,15 @@ fn rule(p: &PendingPrompt) -> Line<'static> {
 
 /// Warnings about what was made visible, if anything was.
 fn flagged(flags: &reveal::Flags, out: &mut Vec<Line<'static>>) {
+    flagged_in("this call", flags, out);
+}
+
+/// Warnings about what was made visible in `what`.
+fn flagged_in(what: &str, flags: &reveal::Flags, out: &mut Vec<Line<'static>>) {
     for w in flags.warnings() {
         out.push(Line::from(vec![
             Span::styled("⚠ ", theme::warning()),
-            Span::styled(format!("this call contains {w}"), theme::key()),
+            Span::styled(format!("{what} contains {w}"), theme::key()),
         ]));
     }
 }
@@ -332,8 +338,8 @@ fn cwd(app: &PromptPane, width: usize) -> Vec<Line<'static>> {
         ),
     };
     let cwd = reveal::one_line(&cwd);
-    let used = 6 + unicode_width::UnicodeWidthStr::width(cwd.as_str());
-    let note_w = note.chars().count() + 1;
+    let used = 6 + crate::report::cells::width(&cwd);
+    let note_w = crate::report::cells::width(note) + 1;
     if used + note_w <= width {
         return vec![Line::from(vec![
             label("cwd"),
@@ -405,7 +411,14 @@ fn hint(pairs: &[(&str, &str)]) -> Line<'static> {
     Line::from(spans)
 }
 
-fn footer(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'static>> {
+/// The footer, at most `max_rows` rows where a long field allows (the
+/// field then shows the rows around its cursor and says so).
+fn footer(
+    app: &PromptPane,
+    p: &PendingPrompt,
+    width: usize,
+    max_rows: usize,
+) -> Vec<Line<'static>> {
     let mut out = vec![Line::styled("─".repeat(width), theme::rule())];
     match &app.queue.step {
         Step::Choose => {
@@ -459,7 +472,12 @@ fn footer(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'static
                 "Edit the command; it runs instead of the agent's, and the agent is told:",
                 Style::default().add_modifier(Modifier::BOLD),
             ));
-            out.extend(input_rows(input, width, "$ "));
+            let (_, flags) = reveal::lines(&input.text(), Style::default());
+            let mut warn = Vec::new();
+            flagged_in("the edited command", &flags, &mut warn);
+            out.extend(wrap::wrap_all(warn, width));
+            let room = max_rows.saturating_sub(out.len() + 1);
+            out.extend(field(input_rows(input, width, "$ "), room, width));
             out.push(hint(&[
                 ("Enter", "approve the edited command"),
                 ("Esc", "back"),
@@ -470,39 +488,69 @@ fn footer(app: &PromptPane, p: &PendingPrompt, width: usize) -> Vec<Line<'static
                 "Deny. Reason for the agent (optional):",
                 Style::default().add_modifier(Modifier::BOLD),
             ));
-            out.extend(input_rows(input, width, "> "));
+            let room = max_rows.saturating_sub(out.len() + 1);
+            out.extend(field(input_rows(input, width, "> "), room, width));
             out.push(hint(&[("Enter", "deny"), ("Esc", "back")]));
         }
     }
     out
 }
 
-/// The text field with its cursor, wrapped.
+/// The text field with its cursor, wrapped: every character shown as
+/// the prompt shows a command ([`reveal::line_at`]: escapes, `·` for long
+/// and trailing blanks), the cursor on its own cell.
 fn input_rows(input: &TextInput, width: usize, prefix: &str) -> Vec<Line<'static>> {
-    let cursor = Style::default().add_modifier(Modifier::REVERSED);
-    let mut lines: Vec<Line<'static>> = Vec::new();
-    let mut spans = vec![Span::styled(prefix.to_string(), theme::dim())];
     let text = input.text();
-    for (i, c) in text.chars().enumerate() {
-        let at = i == input.cursor();
-        if c == '\n' {
-            if at {
-                spans.push(Span::styled(" ", cursor));
-            }
-            lines.push(Line::from(std::mem::take(&mut spans)));
-            spans.push(Span::raw("  "));
-            continue;
+    let cursor = input.cursor();
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut start = 0;
+    for (n, l) in text.split('\n').enumerate() {
+        let len = l.chars().count();
+        let at = cursor.checked_sub(start).filter(|&c| c <= len);
+        let (mut spans, _) = reveal::line_at(l, Style::default(), at.filter(|&c| c < len));
+        if at == Some(len) {
+            spans.push(Span::styled(
+                " ",
+                Style::default().add_modifier(Modifier::REVERSED),
+            ));
         }
-        let s = c.to_string();
-        spans.push(if at {
-            Span::styled(s, cursor)
-        } else {
-            Span::raw(s)
-        });
+        spans.insert(
+            0,
+            if n == 0 {
+                Span::styled(prefix.to_string(), theme::dim())
+            } else {
+                Span::raw("  ")
+            },
+        );
+        lines.push(Line::from(spans));
+        start += len + 1;
     }
-    if input.cursor() >= text.chars().count() {
-        spans.push(Span::styled(" ", cursor));
-    }
-    lines.push(Line::from(spans));
     wrap::wrap_all(lines, width)
+}
+
+/// The field's rows, at most `room` (and at least 3): when they do not
+/// all fit, the rows around the cursor and a line saying which rows these
+/// are, so no part of what runs is cut off unsaid.
+fn field(rows: Vec<Line<'static>>, room: usize, width: usize) -> Vec<Line<'static>> {
+    let room = room.max(3);
+    if rows.len() <= room {
+        return rows;
+    }
+    let shown = room - 1;
+    let reversed = |l: &Line| {
+        l.spans
+            .iter()
+            .any(|s| s.style.add_modifier.contains(Modifier::REVERSED))
+    };
+    let at = rows.iter().position(reversed).unwrap_or(rows.len() - 1);
+    let top = at.saturating_sub(shown / 2).min(rows.len() - shown);
+    let note = format!(
+        "field rows {}–{} of {} — ←/→ Home/End move the cursor through the rest",
+        top + 1,
+        top + shown,
+        rows.len()
+    );
+    let mut out = vec![Line::styled(wrap::fit(&note, width), theme::warning())];
+    out.extend(rows.into_iter().skip(top).take(shown));
+    out
 }

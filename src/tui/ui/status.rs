@@ -190,12 +190,21 @@ struct Part {
 }
 
 impl Part {
+    /// A part of `spans`, their text made visible (agent names, the
+    /// label and the workspace come from outside).
     fn new(priority: u8, spans: Vec<Span<'static>>) -> Self {
+        let spans = spans
+            .into_iter()
+            .map(|s| Span::styled(crate::report::visible::one_line(&s.content), s.style))
+            .collect();
         Self { priority, spans }
     }
 
     fn width(&self) -> usize {
-        self.spans.iter().map(Span::width).sum()
+        self.spans
+            .iter()
+            .map(|s| crate::report::cells::width(&s.content))
+            .sum()
     }
 }
 
@@ -215,7 +224,7 @@ fn give_way(mut parts: Vec<Part>, width: usize) -> Vec<Span<'static>> {
     let mut out = Vec::new();
     let mut used = 0;
     for span in parts.into_iter().flat_map(|p| p.spans) {
-        let w = span.width();
+        let w = crate::report::cells::width(&span.content);
         if used + w <= width {
             used += w;
             out.push(span);
