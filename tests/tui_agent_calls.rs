@@ -163,3 +163,25 @@ fn the_list_and_the_detail_say_the_agent_ran_it() {
         snap("agent_calls_list_detail", w, h, &screen(&app));
     }
 }
+
+#[test]
+fn a_native_command_whose_directory_the_hook_does_not_tell_says_so() {
+    // Codex's hook shows no `workdir`: the view has no cwd.
+    let mut c = native_bash(4);
+    c.view = CallView::Command {
+        command: "npm test".into(),
+        cwd: None,
+        description: None,
+        shown_args: &["command"],
+    };
+    let app = prompted(160, 48, c);
+    let text = plain(&app);
+    assert!(
+        text.contains("unknown (the agent's hook does not say where it runs)"),
+        "{text}"
+    );
+    assert!(!text.contains("the agent's shell starts here"), "{text}");
+    // Control: airlock's own bash with no cwd yet starts in the workspace.
+    let text = plain(&prompted(160, 48, bash(4, "npm test", "run the tests")));
+    assert!(text.contains("(the agent's shell starts here)"), "{text}");
+}

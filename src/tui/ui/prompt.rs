@@ -329,8 +329,15 @@ fn other_args(p: &PendingPrompt, skip: &[&str], flags: &mut reveal::Flags) -> Ve
 /// The working directory, with its note on the same row when it fits and
 /// on a row of its own when not (never a stray fragment).
 fn cwd(app: &PromptPane, width: usize) -> Vec<Line<'static>> {
+    let agent_runs = matches!(app.prompt.call.runner, crate::call::Runner::Agent { .. });
     let (cwd, note) = match (app.prompt.cwd(), app.shell_cwd) {
         (Some(cwd), _) => (cwd.to_string(), "(as the agent says)"),
+        // A command the agent runs itself, where its hook does not say
+        // (Codex): airlock's own shell directory is not where it runs.
+        (None, _) if agent_runs => (
+            "unknown".to_string(),
+            "(the agent's hook does not say where it runs)",
+        ),
         (None, Some(cwd)) => (cwd.to_string(), "(after the agent's last command)"),
         (None, None) => (
             app.workspace.display().to_string(),
