@@ -115,7 +115,7 @@ async fn no_escape_from_the_trail_reaches_the_terminal() {
     }
     let log = stdout(&airlock(&data, &["log", "--color", "never"]));
     for want in [
-        "by session grant bash(echo granted \\x1b[1A\\x1b[2K\\x1b[31mFAKE",
+        "by session grant bash(=echo granted \\x1b[1A\\x1b[2K\\x1b[31mFAKE",
         "agent\\x1b[1A",
         "tool\\x1b[",
         "path=../x\\x1b[1A",
