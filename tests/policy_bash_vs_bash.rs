@@ -125,7 +125,7 @@ struct BashRun {
 fn run_in_bash(command: &str, work: &Path, log: &Path) -> Option<BashRun> {
     let _ = std::fs::remove_file(log);
     let script = format!(
-        "PATH=/nonexistent\ncommand_not_found_handle() {{ local r; printf -v r '%s\\037' \"$@\"; printf '%s\\036' \"$r\" >> \"$AIRLOCK_LOG\"; return 0; }}\n\
+        "PATH=/nonexistent\ncommand_not_found_handle() {{ local r; printf -v r '%s\\037' \"$@\"; r=${{r//$'\\n'/$'\\035'}}; printf '%s\\036' \"$r\" >> \"$AIRLOCK_LOG\"; return 0; }}\n\
          {command}\nwait\n"
     );
     // Its own process group: a background job inside a subshell outlives
@@ -164,7 +164,7 @@ fn run_in_bash(command: &str, work: &Path, log: &Path) -> Option<BashRun> {
             r.strip_suffix('\u{1f}')
                 .unwrap_or(r)
                 .split('\u{1f}')
-                .map(str::to_owned)
+                .map(|w| w.replace('\u{1d}', "\n"))
                 .collect()
         })
         .collect();
