@@ -6,9 +6,11 @@
 //! ask rule itself does not match it, and without the ask rule the same
 //! policy allows it.
 
-use std::process::Command;
+mod policy_support;
 
-use airlock::call::{PolicyVerdict, Subject, ToolKind, Verdict, VerdictSource};
+use policy_support::{allow_bash_and_touch, evaluate, really_touches};
+
+use airlock::call::{Verdict, VerdictSource};
 use airlock::policy::{Action, Mode, Policy, Rule};
 
 /// Commands whose program the ask rule cannot see.
@@ -32,33 +34,7 @@ const UNPARSEABLE: &[&str] = &[
 ];
 
 fn policy(ask: bool) -> Policy {
-    let mut rules = vec![Rule::parse(Action::Allow, "bash", "test.toml").unwrap()];
-    if ask {
-        rules.push(Rule::parse(Action::Ask, "bash(touch *)", "test.toml").unwrap());
-    }
-    Policy::with_rules(Mode::Default, rules, std::path::Path::new("/ws"), false)
-}
-
-fn evaluate(p: &Policy, command: &str) -> PolicyVerdict {
-    let subject = Subject::Command {
-        command: command.to_owned(),
-    };
-    p.evaluate("bash", ToolKind::Exec, &subject)
-}
-
-/// CONTROL: the real bash runs `touch X` for `command`.
-fn really_touches(command: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    Command::new("bash")
-        .args(["--norc", "--noprofile", "-c", command])
-        .current_dir(dir.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        dir.path().join("X").exists(),
-        "control: {command:?} should run touch X in real bash"
-    );
+    allow_bash_and_touch(Action::Ask, ask)
 }
 
 /// CONTROL: the ask rule's own matching misses `command`, so without the

@@ -10,12 +10,16 @@
 //! reading (what the policy read before) does not show it, and without
 //! the deny rule the blanket `allow bash` allows the command.
 
+mod policy_support;
+
 use std::process::Command;
 
-use airlock::call::{Subject, ToolKind, Verdict};
+use policy_support::{policy_of, really_touches_after, verdict};
+
+use airlock::call::Verdict;
 use airlock::policy::guardrails::{self, RM_ROOT};
 use airlock::policy::shell::{Word, parse};
-use airlock::policy::{Action, Mode, Policy, Rule};
+use airlock::policy::{Action, Policy};
 use brush_parser::Token;
 use brush_parser::word::{self, WordPiece};
 
@@ -43,35 +47,13 @@ const HIDDEN: &[&str] = &[
 ];
 
 fn policy(rules: &[(Action, &str)], read_only: bool) -> Policy {
-    let rules = rules
-        .iter()
-        .map(|(a, r)| Rule::parse(*a, r, "test.toml").unwrap())
-        .collect();
-    Policy::with_rules(Mode::Default, rules, std::path::Path::new("/ws"), read_only)
-}
-
-fn verdict(p: &Policy, command: &str) -> Verdict {
-    let subject = Subject::Command {
-        command: command.to_owned(),
-    };
-    p.evaluate("bash", ToolKind::Exec, &subject).verdict
+    policy_of(rules, read_only)
 }
 
 /// CONTROL: the real bash creates `X` (`git` runs a dry-run commit in a
 /// fresh repository, with `ls`, `cat` and `echo` the real ones).
 fn really_touches(command: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let script = format!("git init -q . 2>/dev/null\n{command}");
-    Command::new("bash")
-        .args(["--norc", "--noprofile", "-c", &script])
-        .current_dir(dir.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        dir.path().join("X").exists(),
-        "control: {command:?} should run touch X in real bash"
-    );
+    really_touches_after("git init -q . 2>/dev/null\n", command);
 }
 
 /// CONTROL: what brush-parser alone reads (the policy's reading before

@@ -13,12 +13,16 @@
 //! words after a program that runs nothing (`echo`) are not denied; the
 //! real bash hands a stub `rm` the operands `-rf /`.
 
+mod policy_support;
+
 use std::process::Command;
 
-use airlock::call::{Subject, ToolKind, Verdict};
+use policy_support::{allow_bash_and_touch, really_touches, verdict};
+
+use airlock::call::Verdict;
 use airlock::policy::guardrails::{self, RM_ROOT};
 use airlock::policy::shell::parse;
-use airlock::policy::{Action, Mode, Policy, Rule};
+use airlock::policy::{Action, Policy};
 
 /// Each runs `touch X` in the working directory.
 const RUNS_TOUCH: &[&str] = &[
@@ -53,33 +57,7 @@ const RUNS_TOUCH: &[&str] = &[
 ];
 
 fn policy(deny: bool) -> Policy {
-    let mut rules = vec![Rule::parse(Action::Allow, "bash", "test.toml").unwrap()];
-    if deny {
-        rules.push(Rule::parse(Action::Deny, "bash(touch *)", "test.toml").unwrap());
-    }
-    Policy::with_rules(Mode::Default, rules, std::path::Path::new("/ws"), false)
-}
-
-fn verdict(p: &Policy, command: &str) -> Verdict {
-    let subject = Subject::Command {
-        command: command.to_owned(),
-    };
-    p.evaluate("bash", ToolKind::Exec, &subject).verdict
-}
-
-/// CONTROL: the real bash creates `X` for `command`.
-fn really_touches(command: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    Command::new("bash")
-        .args(["--norc", "--noprofile", "-c", command])
-        .current_dir(dir.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        dir.path().join("X").exists(),
-        "control: {command:?} should run touch X in real bash"
-    );
+    allow_bash_and_touch(Action::Deny, deny)
 }
 
 #[test]

@@ -7,9 +7,13 @@
 //! denied. CONTROLS: each command really runs `touch` in the real bash,
 //! and without the deny rule the same policy allows it.
 
+mod policy_support;
+
 use std::process::Command;
 
-use airlock::call::{PolicyVerdict, Subject, ToolKind, Verdict};
+use policy_support::{allow_bash_and_touch, evaluate, really_touches};
+
+use airlock::call::Verdict;
 use airlock::policy::{Action, Mode, Policy, Rule};
 
 /// Commands whose program is not static: asked.
@@ -64,33 +68,7 @@ const DENIED: &[&str] = &[
 ];
 
 fn policy(deny: bool) -> Policy {
-    let mut rules = vec![Rule::parse(Action::Allow, "bash", "test.toml").unwrap()];
-    if deny {
-        rules.push(Rule::parse(Action::Deny, "bash(touch *)", "test.toml").unwrap());
-    }
-    Policy::with_rules(Mode::Default, rules, std::path::Path::new("/ws"), false)
-}
-
-fn evaluate(p: &Policy, command: &str) -> PolicyVerdict {
-    let subject = Subject::Command {
-        command: command.to_owned(),
-    };
-    p.evaluate("bash", ToolKind::Exec, &subject)
-}
-
-/// CONTROL: the real bash runs `touch X` for `command`.
-fn really_touches(command: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    Command::new("bash")
-        .args(["--norc", "--noprofile", "-c", command])
-        .current_dir(dir.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        dir.path().join("X").exists(),
-        "control: {command:?} should run touch X in real bash"
-    );
+    allow_bash_and_touch(Action::Deny, deny)
 }
 
 #[test]
