@@ -14,7 +14,9 @@
 //!   [`crate::sandbox::git::hooks_dir`]);
 //! * airlock's own user configuration directory, the config files in
 //!   force, its data directory (trails, logs, `init` records) and runtime
-//!   directories: a write there would configure the next session.
+//!   directories: a write there would configure the next session (the
+//!   list of [`crate::sandbox::own`], the one the sandbox keeps read-only
+//!   where the shell may write).
 //!
 //! `.git` and `.airlock.toml` at any depth, and git repositories by their
 //! shape, are refused by [`super::target`] whatever this says.
@@ -23,6 +25,7 @@ use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::sandbox::own::{OwnPath, below_folded, canonical_or_lexical, lexical};
 use crate::scope::{Scope, ScopeError, same_name};
 
 /// The names of git's hooks: in a hooks directory that is a root itself
@@ -85,11 +88,12 @@ impl Protection {
     /// trailing `/` or `?` is the sandbox's business, the path is protected
     /// either way; `~/…` is below `home`; a relative entry with `..` or an
     /// absolute one names that path alone) plus `own`, airlock's own paths
-    /// ([`airlock_paths`]).
-    pub fn new(protect: &[String], workspace: &Path, home: Option<&Path>, own: &[PathBuf]) -> Self {
+    /// ([`crate::sandbox::own::airlock_paths`], the list the session hands
+    /// the sandbox too).
+    pub fn new(protect: &[String], workspace: &Path, home: Option<&Path>, own: &[OwnPath]) -> Self {
         let mut p = Self {
             names: Vec::new(),
-            paths: own.to_vec(),
+            paths: own.iter().map(|o| o.path.clone()).collect(),
             hooks: true,
         };
         for entry in protect {
@@ -130,7 +134,7 @@ impl Protection {
                 let cfg = crate::sandbox::SandboxConfig::default();
                 let home = std::env::var_os("HOME").map(PathBuf::from);
                 let data = crate::dirs::data_dir(None);
-                let own = airlock_paths(Path::new("/"), &data, &[]);
+                let own = crate::sandbox::own::airlock_paths(Path::new("/"), &data, &[]);
                 Arc::new(Self::new(
                     &cfg.protect,
                     Path::new("/"),
@@ -179,33 +183,6 @@ impl Protection {
     }
 }
 
-/// airlock's own paths a write must never reach: the user configuration
-/// directory (`~/.config/airlock/`, whether or not it exists yet), the
-/// config files in force (`files`: `--config FILE` among them), the data
-/// directory and the runtime directories. A directory that holds the
-/// `workspace` is not refused whole (every write would be): the data
-/// directory's trails, logs and `init` records are, then.
-pub fn airlock_paths(workspace: &Path, data_dir: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
-    let data = std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
-    let config = crate::dirs::user_config_path().and_then(|p| p.parent().map(Path::to_path_buf));
-    let mut dirs: Vec<PathBuf> = config.into_iter().collect();
-    dirs.extend(crate::dirs::runtime_dir_candidates());
-    let ws = canonical_or_lexical(workspace);
-    let holds_ws = |d: &Path| below_folded(&ws, &canonical_or_lexical(d));
-    let mut out: Vec<PathBuf> = dirs.into_iter().filter(|d| !holds_ws(d)).collect();
-    if holds_ws(&data) {
-        out.extend([
-            crate::dirs::audit_dir(&data),
-            crate::dirs::log_dir(&data),
-            crate::dirs::init_record_dir(&data),
-        ]);
-    } else {
-        out.push(data);
-    }
-    out.extend(files.iter().cloned());
-    out
-}
-
 /// Whether `parts` holds `run` as consecutive components (letter case
 /// ignored).
 fn contains_run(parts: &[&OsStr], run: &[String]) -> bool {
@@ -214,69 +191,6 @@ fn contains_run(parts: &[&OsStr], run: &[String]) -> bool {
         && parts
             .windows(run.len())
             .any(|w| w.iter().zip(run).all(|(p, r)| same_name(p, r)))
-}
-
-/// Whether `path` is `prefix` or below it, component by component with
-/// letter case ignored (a case-insensitive file system's other spelling
-/// of the same directory).
-fn below_folded(path: &Path, prefix: &Path) -> bool {
-    if path.starts_with(prefix) {
-        return true;
-    }
-    let (mut a, mut b) = (path.components(), prefix.components());
-    loop {
-        match (a.next(), b.next()) {
-            (_, None) => return true,
-            (None, Some(_)) => return false,
-            (Some(x), Some(y)) => {
-                let same = match y.as_os_str().to_str() {
-                    Some(y) => same_name(x.as_os_str(), y),
-                    None => x == y,
-                };
-                if !same {
-                    return false;
-                }
-            }
-        }
-    }
-}
-
-/// `p` normalised without touching the disk (`..` and `.` removed).
-fn lexical(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-/// `p` with its deepest existing ancestor canonicalised (what a canonical
-/// target below it starts with), or as it is when nothing of it resolves.
-fn canonical_or_lexical(p: &Path) -> PathBuf {
-    let p = lexical(p);
-    let mut base = p.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(c) = std::fs::canonicalize(base) {
-            return rest
-                .iter()
-                .rev()
-                .fold(c, |acc: PathBuf, n: &&OsStr| acc.join(n));
-        }
-        match (base.file_name(), base.parent()) {
-            (Some(n), Some(parent)) => {
-                rest.push(n);
-                base = parent;
-            }
-            _ => return p.clone(),
-        }
-    }
 }
 
 /// The hooks directory (`core.hooksPath`) of a repository enclosing
@@ -379,7 +293,10 @@ mod tests {
             &strings(&["~/x/", "/abs/y", "../sib"]),
             Path::new("/w/ws"),
             Some(Path::new("/home/u")),
-            &[PathBuf::from("/own")],
+            &[OwnPath {
+                path: PathBuf::from("/own"),
+                kind: crate::sandbox::own::OwnKind::Dir,
+            }],
         );
         assert!(p.names.is_empty());
         assert_eq!(
@@ -391,19 +308,5 @@ mod tests {
                 PathBuf::from("/w/sib"),
             ]
         );
-    }
-
-    #[test]
-    fn below_folded_ignores_case_per_component() {
-        assert!(below_folded(
-            Path::new("/h/.config/Airlock/c"),
-            Path::new("/h/.config/airlock")
-        ));
-        assert!(below_folded(Path::new("/h/a"), Path::new("/h/a")));
-        assert!(!below_folded(
-            Path::new("/h/airlockx"),
-            Path::new("/h/airlock")
-        ));
-        assert!(!below_folded(Path::new("/h"), Path::new("/h/a")));
     }
 }
