@@ -31,6 +31,7 @@ use crate::scope::Exclusions;
 pub mod child;
 pub mod git;
 pub mod guard;
+pub mod hooks_path;
 pub mod landlock;
 mod mount_parts;
 pub mod own;

@@ -11,7 +11,9 @@
 //!   reads that directory's), ignoring letter case as exclusions do;
 //! * the directory `core.hooksPath` of an enclosing repository names
 //!   (husky's `.husky/`): git runs what is in it (the sandbox's rule,
-//!   [`crate::sandbox::git::hooks_dir`]);
+//!   [`crate::sandbox::git::hooks_dir`], remembered per session while the
+//!   config files git read stay the same,
+//!   [`crate::sandbox::hooks_path::HooksPathCache`]);
 //! * airlock's own user configuration directory, the config files in
 //!   force, its data directory (trails, logs, `init` records) and runtime
 //!   directories: a write there would configure the next session (the
@@ -25,6 +27,7 @@ use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::sandbox::hooks_path::HooksPathCache;
 use crate::sandbox::own::{OwnPath, below_folded, canonical_or_lexical, lexical};
 use crate::scope::{Scope, ScopeError, same_name};
 
@@ -81,6 +84,9 @@ pub struct Protection {
     paths: Vec<PathBuf>,
     /// Refuse what is in a `core.hooksPath` directory.
     hooks: bool,
+    /// The repositories' `core.hooksPath`, remembered while their config
+    /// files stay the same (shared by the clones: one per session).
+    hooks_paths: Arc<HooksPathCache>,
 }
 
 impl Protection {
@@ -95,6 +101,7 @@ impl Protection {
             names: Vec::new(),
             paths: own.iter().map(|o| o.path.clone()).collect(),
             hooks: true,
+            hooks_paths: Arc::default(),
         };
         for entry in protect {
             let bare = entry.trim_end_matches('?').trim_end_matches('/');
@@ -145,6 +152,12 @@ impl Protection {
             .clone()
     }
 
+    /// How many times it has run `git config` for `core.hooksPath` (for
+    /// tests and measurements: an unchanged repository runs it once).
+    pub fn git_runs(&self) -> u64 {
+        self.hooks_paths.git_runs()
+    }
+
     /// Refuse `real` (canonical, in a root of `scope`; `shown` as the agent
     /// gave it) when it is protected.
     pub fn check(&self, scope: &Scope, shown: &str, real: &Path) -> Result<(), ScopeError> {
@@ -173,7 +186,11 @@ impl Protection {
                 ));
             }
         }
-        if let Some(hooks) = self.hooks.then(|| hooks_dir_holding(scope, real)).flatten() {
+        if let Some(hooks) = self
+            .hooks
+            .then(|| hooks_dir_holding(&self.hooks_paths, scope, real))
+            .flatten()
+        {
             return refuse(format!(
                 "{} (protected: a repository's core.hooksPath; git runs what is in it)",
                 scope.display(&hooks)
@@ -196,14 +213,14 @@ fn contains_run(parts: &[&OsStr], run: &[String]) -> bool {
 /// The hooks directory (`core.hooksPath`) of a repository enclosing
 /// `real` that holds it: anything below a hooks directory inside a root,
 /// or a hook's name directly in one that is a root (or above one).
-fn hooks_dir_holding(scope: &Scope, real: &Path) -> Option<PathBuf> {
+fn hooks_dir_holding(cache: &HooksPathCache, scope: &Scope, real: &Path) -> Option<PathBuf> {
     let root = scope.root_of(real)?;
     let parent = real.parent()?;
     for dir in parent.ancestors() {
         let Some((config, base)) = repository_config(dir) else {
             continue;
         };
-        let Some(hooks) = crate::sandbox::git::hooks_dir(&config, &base) else {
+        let Some(hooks) = cache.hooks_dir(&config, &base) else {
             continue;
         };
         if !below_folded(real, &hooks) || real == hooks {
