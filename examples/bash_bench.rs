@@ -141,6 +141,7 @@ async fn main() -> anyhow::Result<()> {
         &SandboxConfig::default(),
         &ws,
         &Exclusions::new(&excluded).map_err(anyhow::Error::msg)?,
+        &[],
     );
     println!("{}", sandbox.status().summary);
     let boxed = ShellConfig {

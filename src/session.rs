@@ -135,16 +135,19 @@ pub fn start_with(
     } else {
         sandbox_cfg.deny_read.push(data_abs.display().to_string());
     }
-    let sandbox = Sandbox::new(&sandbox_cfg, &workspace, scope.exclusions());
+    // airlock's own files, one list for both: the sandbox keeps those the
+    // shell may write read-only, the write tools refuse them all.
+    let config_files: Vec<PathBuf> = loaded.sources.iter().map(|s| s.path.clone()).collect();
+    let own = crate::sandbox::own::airlock_paths(&workspace, &data_dir, &config_files);
+    let sandbox = Sandbox::new(&sandbox_cfg, &workspace, scope.exclusions(), &own);
     log_sandbox(sandbox.status());
     // The write tools refuse what the sandbox keeps read-only (one list,
     // the one handed to the sandbox), and airlock's own files.
-    let config_files: Vec<PathBuf> = loaded.sources.iter().map(|s| s.path.clone()).collect();
     let protection = crate::tools::write::Protection::new(
         &sandbox_cfg.protect,
         &workspace,
         home.as_deref(),
-        &crate::tools::write::airlock_paths(&workspace, &data_dir, &config_files),
+        &own,
     );
     let tools = ToolRegistry::configured(&cfg.tools, &cfg.bash, Some(sandbox.clone()))?
         .with_write_protection(Arc::new(protection));

@@ -56,6 +56,13 @@ pub enum Step {
         /// The file to hide.
         target: CString,
     },
+    /// Mount the symlink `link` onto itself (neither followed): a mount
+    /// point, it cannot be removed, renamed or replaced, and still leads
+    /// where it did.
+    PinLink {
+        /// The symlink.
+        link: CString,
+    },
     /// Bind `src` (with what is mounted below it) onto `dst`; with
     /// `readonly`, then remount it read-only keeping these flags (the
     /// source mount's nosuid/nodev/… which may not be dropped).
@@ -113,6 +120,7 @@ impl Step {
                 ..
             }
             | Step::HideFile { target, .. } => format!("hiding {}", path_of(target)),
+            Step::PinLink { link } => format!("pinning the symlink {}", path_of(link)),
             Step::Tmpfs { target, .. } => format!("mounting a private {}", path_of(target)),
             Step::Bind { src, dst, .. } => {
                 format!("binding {} onto {}", path_of(src), path_of(dst))
@@ -172,35 +180,8 @@ impl Step {
                         options.as_ptr().cast(),
                     ))
                 }
-                Step::HideFile { link, target } => {
-                    let tree = libc::syscall(
-                        libc::SYS_open_tree,
-                        libc::AT_FDCWD,
-                        link.as_ptr(),
-                        OPEN_TREE_CLONE
-                            | libc::O_CLOEXEC as libc::c_uint
-                            | libc::AT_SYMLINK_NOFOLLOW as libc::c_uint,
-                    );
-                    if tree < 0 {
-                        return Err(io::Error::last_os_error());
-                    }
-                    #[expect(
-                        clippy::cast_possible_truncation,
-                        reason = "a descriptor from the kernel is an int; syscall() widens it to long"
-                    )]
-                    let tree = tree as libc::c_int;
-                    let r = libc::syscall(
-                        libc::SYS_move_mount,
-                        tree,
-                        c"".as_ptr(),
-                        libc::AT_FDCWD,
-                        target.as_ptr(),
-                        MOVE_MOUNT_F_EMPTY_PATH,
-                    );
-                    let err = io::Error::last_os_error();
-                    libc::close(tree);
-                    if r < 0 { Err(err) } else { Ok(()) }
-                }
+                Step::HideFile { link, target } => mount_link(link, target),
+                Step::PinLink { link } => mount_link(link, link),
                 Step::Bind { src, dst, readonly } => {
                     check(libc::mount(
                         src.as_ptr(),
@@ -227,6 +208,43 @@ impl Step {
                 Step::Landlock(r) => r.restrict_self(),
             }
         }
+    }
+}
+
+/// Mount a clone of the symlink `link` onto `target`, following neither
+/// (`open_tree` and `move_mount`). Async-signal-safe.
+fn mount_link(link: &CStr, target: &CStr) -> io::Result<()> {
+    // SAFETY: open_tree, move_mount and close on NUL-terminated strings
+    // prepared beforehand and on the descriptor open_tree returned, which
+    // is closed here; nothing allocates.
+    unsafe {
+        let tree = libc::syscall(
+            libc::SYS_open_tree,
+            libc::AT_FDCWD,
+            link.as_ptr(),
+            OPEN_TREE_CLONE
+                | libc::O_CLOEXEC as libc::c_uint
+                | libc::AT_SYMLINK_NOFOLLOW as libc::c_uint,
+        );
+        if tree < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "a descriptor from the kernel is an int; syscall() widens it to long"
+        )]
+        let tree = tree as libc::c_int;
+        let r = libc::syscall(
+            libc::SYS_move_mount,
+            tree,
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        );
+        let err = io::Error::last_os_error();
+        libc::close(tree);
+        if r < 0 { Err(err) } else { Ok(()) }
     }
 }
 

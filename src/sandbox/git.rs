@@ -114,34 +114,11 @@ fn hooks_path(gitdir: &Path, ws: &Path) -> Option<PathBuf> {
 /// canonical where it exists; a relative value is taken from `base`, the
 /// work tree. husky's `.husky/_`, whose scripts run the hooks one level
 /// up, gives `.husky`. Read with git itself (`--includes`), so the value
-/// is git's; without git, or with no such setting, none.
+/// is git's; without git, or with no such setting, none. Runs git every
+/// time; [`super::hooks_path::HooksPathCache`] remembers it while the
+/// files git read stay the same.
 pub fn hooks_dir(config: &Path, base: &Path) -> Option<PathBuf> {
-    let out = std::process::Command::new("git")
-        .arg("config")
-        .arg("--file")
-        .arg(config)
-        .args(["--includes", "--get", "core.hooksPath"])
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let value = String::from_utf8(out.stdout).ok()?;
-    let value = value.trim_end_matches('\n');
-    if !out.status.success() || value.is_empty() {
-        return None;
-    }
-    let raw = Path::new(value);
-    let mut path = if raw.is_absolute() {
-        raw.to_path_buf()
-    } else {
-        base.join(raw)
-    };
-    if path.file_name().is_some_and(|n| n == "_") {
-        path.pop();
-    }
-    Some(std::fs::canonicalize(&path).unwrap_or(path))
+    super::hooks_path::read(config, base).and_then(|r| r.resolved())
 }
 
 /// Take away what makes `gitdir` (planted: not there when the shell

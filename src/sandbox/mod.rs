@@ -10,7 +10,9 @@
 //! * a user namespace confines the shell's capabilities (and lets an
 //!   unprivileged supervisor create the others);
 //! * a mount namespace hides `deny_read` paths (a directory shows empty,
-//!   a file reads as absent) and gives the shell a private `/tmp`;
+//!   a file reads as absent), keeps `protect` paths, git's control files
+//!   and airlock's own files ([`own`]) read-only, and gives the shell a
+//!   private `/tmp`;
 //! * a network namespace with only its own loopback cuts the network.
 //!
 //! What the kernel lacks is reported (log, status line, audit), never
@@ -29,7 +31,11 @@ use crate::scope::Exclusions;
 pub mod child;
 pub mod git;
 pub mod guard;
+pub mod hooks_path;
 pub mod landlock;
+mod mount_parts;
+pub mod own;
+mod own_mounts;
 pub mod plan;
 pub mod probe;
 pub mod repo;
@@ -100,6 +106,12 @@ pub struct SandboxStatus {
     /// (and planted repositories moved aside).
     #[serde(default)]
     pub protect_git: bool,
+    /// airlock's own paths (user config directory, config files in force,
+    /// data and runtime directories) that a path the shell may write
+    /// holds, kept read-only there (with a mount namespace: `missing`
+    /// says when there is none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protect_own: Vec<String>,
     /// Whether the network is reachable.
     #[serde(default)]
     pub allow_network: bool,
@@ -159,6 +171,9 @@ pub struct Sandbox {
     workspace: PathBuf,
     home: Option<PathBuf>,
     exclusions: Exclusions,
+    /// airlock's own paths, kept read-only where the shell may write them
+    /// (none with `protect_airlock = false`).
+    own: Vec<own::OwnPath>,
     env: Result<EnvAllowlist, AllowEnvError>,
     eff: Effective,
     status: SandboxStatus,
@@ -177,14 +192,22 @@ fn home_dir() -> Option<PathBuf> {
 
 impl Sandbox {
     /// The sandbox for `workspace` (canonical), probing the kernel unless
-    /// the mode is off.
-    pub fn new(cfg: &SandboxConfig, workspace: &Path, exclusions: &Exclusions) -> Arc<Self> {
+    /// the mode is off; `own` is airlock's own paths
+    /// ([`own::airlock_paths`], the list the write tools refuse).
+    pub fn new(
+        cfg: &SandboxConfig,
+        workspace: &Path,
+        exclusions: &Exclusions,
+        own: &[own::OwnPath],
+    ) -> Arc<Self> {
         let support = if cfg.mode == SandboxMode::Off {
             Support::none("mode = off")
         } else {
             probe::probe()
         };
-        Arc::new(Self::with_support(cfg, workspace, exclusions, &support))
+        Arc::new(Self::with_support(
+            cfg, workspace, exclusions, own, &support,
+        ))
     }
 
     /// The same with a given kernel support (tests).
@@ -192,18 +215,33 @@ impl Sandbox {
         cfg: &SandboxConfig,
         workspace: &Path,
         exclusions: &Exclusions,
+        own: &[own::OwnPath],
         support: &Support,
     ) -> Self {
         let home = home_dir();
         let (eff, mut missing) = effective(cfg, support);
         let env = EnvAllowlist::new(&cfg.allow_env);
         let guard = start_guard(cfg, workspace, exclusions, eff, &mut missing);
-        let status = status(cfg, workspace, home.as_deref(), eff, missing);
+        let own = if cfg.protect_airlock && cfg.mode != SandboxMode::Off {
+            own.to_vec()
+        } else {
+            Vec::new()
+        };
+        let exposed = own_exposed(cfg, workspace, home.as_deref(), eff, &own);
+        if !exposed.is_empty() && !eff.mountns {
+            missing.push(format!(
+                "airlock's own files the shell may write are not read-only (no mount namespace): {}",
+                exposed.join(", ")
+            ));
+        }
+        let mut status = status(cfg, workspace, home.as_deref(), eff, missing);
+        status.protect_own = exposed;
         Self {
             cfg: cfg.clone(),
             workspace: workspace.to_path_buf(),
             home,
             exclusions: exclusions.clone(),
+            own,
             env,
             eff,
             status,
@@ -311,6 +349,29 @@ impl Drop for Sandbox {
             }
         }
     }
+}
+
+/// Those of `own` that a path the shell may write holds (the workspace
+/// in `workspace-write` mode, `allow_write`; any path without Landlock),
+/// as airlock names them.
+fn own_exposed(
+    cfg: &SandboxConfig,
+    workspace: &Path,
+    home: Option<&Path>,
+    eff: Effective,
+    own: &[own::OwnPath],
+) -> Vec<String> {
+    let roots = plan::writable_roots(
+        workspace,
+        cfg.mode == SandboxMode::WorkspaceWrite,
+        eff.landlock.is_some(),
+        &plan::resolve_all(&cfg.allow_write, workspace, home),
+    );
+    own_mounts::plan(own, &roots)
+        .exposed
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect()
 }
 
 /// The workspace guard (see [`guard`]) when the workspace is writable or
@@ -480,6 +541,7 @@ fn status(
         deny_excluded: cfg.deny_excluded,
         protect: cfg.protect.clone(),
         protect_git: cfg.protect_git && cfg.mode == SandboxMode::WorkspaceWrite,
+        protect_own: Vec::new(),
         allow_network: cfg.allow_network,
         allow_env: cfg.allow_env.clone(),
     }

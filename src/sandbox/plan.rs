@@ -6,11 +6,11 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::child::{HIDDEN_TARGET, Step, Steps};
 use super::landlock::{self, Ruleset, fs};
+use super::mount_parts::{cstring, locked_flags, outermost};
 use super::scan::{self, SCAN_LIMIT};
 use super::{Effective, Sandbox, SandboxMode};
 
@@ -34,10 +34,6 @@ const DEVICES: &[&str] = &[
     "/dev/tty",
     "/dev/ptmx",
 ];
-
-fn cstring(p: &Path) -> io::Result<CString> {
-    CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::other("path contains NUL"))
-}
 
 /// Steps that enter a user namespace where we keep our own uid and gid.
 pub fn userns_steps() -> Vec<Step> {
@@ -139,38 +135,6 @@ pub fn scan_sockets(roots: &[PathBuf]) -> Vec<PathBuf> {
     found
 }
 
-/// Keep only the outermost of nested paths.
-fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    paths.sort();
-    paths.dedup();
-    let mut out: Vec<PathBuf> = Vec::new();
-    for p in paths {
-        if !out.iter().any(|o| p.starts_with(o)) {
-            out.push(p);
-        }
-    }
-    out
-}
-
-/// The `MS_*` flags of the mount holding `p` that a read-only remount
-/// must keep.
-fn locked_flags(p: &Path) -> libc::c_ulong {
-    let Ok(c) = cstring(p) else { return 0 };
-    // SAFETY: statvfs is plain old data; all zeroes is a valid value.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: `c` is NUL-terminated and `st` is a valid, writable statvfs.
-    if unsafe { libc::statvfs(c.as_ptr(), &raw mut st) } != 0 {
-        return 0;
-    }
-    let keep = libc::ST_NOSUID
-        | libc::ST_NODEV
-        | libc::ST_NOEXEC
-        | libc::ST_NOATIME
-        | libc::ST_NODIRATIME
-        | libc::ST_RELATIME;
-    st.f_flag & keep
-}
-
 /// One shell's plan.
 pub struct Built {
     /// The steps.
@@ -192,6 +156,35 @@ struct Access {
     allow_read: Vec<PathBuf>,
     /// `allow_write`, resolved.
     allow_write: Vec<PathBuf>,
+    /// Landlock confines writes (without it the shell may write anywhere
+    /// the user may).
+    confined: bool,
+}
+
+impl Access {
+    /// The paths the shell may write besides its private `/tmp`.
+    fn writable_roots(&self, ws: &Path) -> Vec<PathBuf> {
+        writable_roots(ws, self.writable_ws, self.confined, &self.allow_write)
+    }
+}
+
+/// The paths a shell may write besides its private `/tmp`: `allow_write`
+/// and, when it is writable, the workspace; everything (`/`) when writes
+/// are not confined.
+pub(super) fn writable_roots(
+    ws: &Path,
+    writable_ws: bool,
+    confined: bool,
+    allow_write: &[PathBuf],
+) -> Vec<PathBuf> {
+    if !confined {
+        return vec![PathBuf::from("/")];
+    }
+    let mut roots = allow_write.to_vec();
+    if writable_ws {
+        roots.push(ws.to_path_buf());
+    }
+    roots
 }
 
 /// What the mount namespace's steps leave for the rest of the plan.
@@ -215,6 +208,7 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
         read_all: cfg.allow_read.iter().any(|r| r == "/"),
         allow_read: resolve_all(&cfg.allow_read, ws, home),
         allow_write: resolve_all(&cfg.allow_write, ws, home),
+        confined: eff.landlock.is_some(),
     };
     let mut notes = Vec::new();
     let mut steps = Vec::new();
@@ -307,6 +301,15 @@ fn mount_steps(
     if git {
         steps.extend(git_steps(ws, &found, notes)?);
     }
+    let roots = access.writable_roots(ws);
+    let mut made = Vec::new();
+    steps.extend(super::own_mounts::steps(
+        &sb.own, &roots, &hidden, &mut made, notes,
+    )?);
+    sb.placeholders
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .extend(made);
 
     let mut tmpdir = tmp.to_path_buf();
     if private_tmp_steps(ws, access, private, tmp, steps)? {
@@ -708,16 +711,5 @@ mod tests {
         assert_eq!(expand("/etc", ws, home), Some(PathBuf::from("/etc")));
         assert_eq!(expand("out", ws, home), Some(PathBuf::from("/w/out")));
         assert_eq!(expand("~/x", ws, None), None);
-    }
-
-    #[test]
-    fn nested_paths_collapse_to_the_outermost() {
-        let v = outermost(vec![
-            PathBuf::from("/a/b/c"),
-            PathBuf::from("/a/b"),
-            PathBuf::from("/a/bc"),
-            PathBuf::from("/a/b"),
-        ]);
-        assert_eq!(v, vec![PathBuf::from("/a/b"), PathBuf::from("/a/bc")]);
     }
 }

@@ -71,6 +71,11 @@ pub struct SandboxConfig {
     /// (config, hooks, info, `commondir`, `.git` files …) read-only, and
     /// remove git control files planted while a shell runs.
     pub protect_git: bool,
+    /// Keep airlock's own files (its user configuration directory, the
+    /// config files in force, its data and runtime directories) read-only
+    /// wherever a path the shell may write holds them. `false` is for
+    /// tests of this protection; the write tools refuse them either way.
+    pub protect_airlock: bool,
 }
 
 /// The variables a shell sees by default.
@@ -138,6 +143,7 @@ impl Default for SandboxConfig {
             allow_env: strings(DEFAULT_ALLOW_ENV),
             contain_processes: true,
             protect_git: true,
+            protect_airlock: true,
         }
     }
 }

@@ -20,7 +20,7 @@ fn all() -> Support {
 
 fn sandbox(cfg: &SandboxConfig, s: &Support) -> Sandbox {
     let (_d, ws) = ws();
-    Sandbox::with_support(cfg, &ws, &Exclusions::new(&[]).unwrap(), s)
+    Sandbox::with_support(cfg, &ws, &Exclusions::new(&[]).unwrap(), &[], s)
 }
 
 #[test]
@@ -177,4 +177,61 @@ fn the_status_says_whether_git_is_protected() {
         ..SandboxConfig::default()
     };
     assert!(!sandbox(&ro, &all()).status().protect_git);
+}
+
+#[test]
+fn own_files_the_shell_may_write_are_listed_or_reported_unprotected() {
+    let (_d, ws) = ws();
+    let own = [
+        own::OwnPath {
+            path: ws.join(".config/airlock"),
+            kind: own::OwnKind::Dir,
+        },
+        own::OwnPath {
+            path: PathBuf::from("/nonexistent-airlock-test/airlock"),
+            kind: own::OwnKind::Dir,
+        },
+    ];
+    let ex = Exclusions::new(&[]).unwrap();
+    let cfg = SandboxConfig::default();
+    let sb = Sandbox::with_support(&cfg, &ws, &ex, &own, &all());
+    let shown = ws.join(".config/airlock").display().to_string();
+    assert_eq!(sb.status().protect_own, std::slice::from_ref(&shown));
+    assert!(sb.status().missing.is_empty(), "{:?}", sb.status().missing);
+    let no_mounts = Support {
+        mountns: Err("creating a mount namespace failed: EPERM".into()),
+        ..all()
+    };
+    let sb = Sandbox::with_support(&cfg, &ws, &ex, &own, &no_mounts);
+    assert!(
+        sb.status()
+            .missing
+            .iter()
+            .any(|m| m.contains("airlock's own files") && m.contains(&shown)),
+        "{:?}",
+        sb.status().missing
+    );
+    // Read-only mode: the workspace is not writable, nothing to keep.
+    let ro = SandboxConfig {
+        mode: SandboxMode::ReadOnly,
+        ..SandboxConfig::default()
+    };
+    assert!(
+        Sandbox::with_support(&ro, &ws, &ex, &own, &all())
+            .status()
+            .protect_own
+            .is_empty()
+    );
+    let off = SandboxConfig {
+        protect_airlock: false,
+        ..SandboxConfig::default()
+    };
+    let sb = Sandbox::with_support(&off, &ws, &ex, &own, &no_mounts);
+    assert!(sb.status().protect_own.is_empty());
+    assert!(
+        !sb.status()
+            .missing
+            .iter()
+            .any(|m| m.contains("airlock's own files"))
+    );
 }

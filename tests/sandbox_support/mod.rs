@@ -49,22 +49,63 @@ pub fn fixture(sandbox: &str) -> Fixture {
 
 /// The same with the workspace in `dir`.
 pub fn fixture_in(dir: tempfile::TempDir, sandbox: &str, o: SandboxOverrides) -> Fixture {
+    fixture_placed(dir, sandbox, o, Placement::default())
+}
+
+/// Where a fixture's `--config` file or data directory is.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum At {
+    /// Beside the workspace (in the fixture's directory, outside it).
+    #[default]
+    Beside,
+    /// This path relative to the workspace (`""`: the workspace itself).
+    Workspace(&'static str),
+    /// This path relative to the outside directory.
+    Outside(&'static str),
+}
+
+/// Where a fixture's `--config` file and data directory are.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Placement {
+    /// The config file.
+    pub config: At,
+    /// The data directory.
+    pub data: At,
+}
+
+/// A fixture with its config file and data directory placed so.
+pub fn fixture_placed(
+    dir: tempfile::TempDir,
+    sandbox: &str,
+    o: SandboxOverrides,
+    at: Placement,
+) -> Fixture {
     let ws = dir.path().join("ws");
     // An existing one too: a second session on the workspace of an ended one.
     std::fs::create_dir_all(&ws).unwrap();
     let ws = std::fs::canonicalize(ws).unwrap();
     let outside = target_tempdir();
     let out = std::fs::canonicalize(outside.path()).unwrap();
-    let cfg = dir.path().join("config.toml");
+    let place = |a: At, beside: &str| match a {
+        At::Beside => dir.path().join(beside),
+        At::Workspace("") => ws.clone(),
+        At::Workspace(rel) => ws.join(rel),
+        At::Outside(rel) => out.join(rel),
+    };
+    let cfg = place(at.config, "config.toml");
+    if let Some(parent) = cfg.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
     let text = format!(
         "[sandbox]\n{}\n",
         sandbox.replace("{outside}", &out.display().to_string())
     );
     std::fs::write(&cfg, text).unwrap();
+    let data = place(at.data, "data");
     let session = session::start_with(
         &SessionOptions {
             workspace: ws.clone(),
-            data_dir: Some(dir.path().join("data")),
+            data_dir: Some(data),
             config_file: Some(cfg),
             mode: airlock::call::SessionMode::Supervisor,
             policy_mode: None,

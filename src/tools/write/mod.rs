@@ -16,13 +16,14 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+pub use crate::sandbox::own::airlock_paths;
 pub use apply::{Staged, WriteError};
 pub use edit::replace as replace_text;
 pub use keys::{
     APPEND, CONTENT, NEW_TEXT, OLD_TEXT, PATH, REPLACE_ALL, edit_file_args, write_file_args,
 };
 pub use proposal::{is_binary, propose};
-pub use protect::{Protection, airlock_paths};
+pub use protect::Protection;
 pub use target::{PROTECTED, Target, resolve, resolve_with};
 
 use super::readonly::{args, object_schema};

@@ -11,10 +11,14 @@
 //!   reads that directory's), ignoring letter case as exclusions do;
 //! * the directory `core.hooksPath` of an enclosing repository names
 //!   (husky's `.husky/`): git runs what is in it (the sandbox's rule,
-//!   [`crate::sandbox::git::hooks_dir`]);
+//!   [`crate::sandbox::git::hooks_dir`], remembered per session while the
+//!   config files git read stay the same,
+//!   [`crate::sandbox::hooks_path::HooksPathCache`]);
 //! * airlock's own user configuration directory, the config files in
 //!   force, its data directory (trails, logs, `init` records) and runtime
-//!   directories: a write there would configure the next session.
+//!   directories: a write there would configure the next session (the
+//!   list of [`crate::sandbox::own`], the one the sandbox keeps read-only
+//!   where the shell may write).
 //!
 //! `.git` and `.airlock.toml` at any depth, and git repositories by their
 //! shape, are refused by [`super::target`] whatever this says.
@@ -23,6 +27,8 @@ use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::sandbox::hooks_path::HooksPathCache;
+use crate::sandbox::own::{OwnPath, below_folded, canonical_or_lexical, lexical};
 use crate::scope::{Scope, ScopeError, same_name};
 
 /// The names of git's hooks: in a hooks directory that is a root itself
@@ -78,6 +84,9 @@ pub struct Protection {
     paths: Vec<PathBuf>,
     /// Refuse what is in a `core.hooksPath` directory.
     hooks: bool,
+    /// The repositories' `core.hooksPath`, remembered while their config
+    /// files stay the same (shared by the clones: one per session).
+    hooks_paths: Arc<HooksPathCache>,
 }
 
 impl Protection {
@@ -85,12 +94,14 @@ impl Protection {
     /// trailing `/` or `?` is the sandbox's business, the path is protected
     /// either way; `~/…` is below `home`; a relative entry with `..` or an
     /// absolute one names that path alone) plus `own`, airlock's own paths
-    /// ([`airlock_paths`]).
-    pub fn new(protect: &[String], workspace: &Path, home: Option<&Path>, own: &[PathBuf]) -> Self {
+    /// ([`crate::sandbox::own::airlock_paths`], the list the session hands
+    /// the sandbox too).
+    pub fn new(protect: &[String], workspace: &Path, home: Option<&Path>, own: &[OwnPath]) -> Self {
         let mut p = Self {
             names: Vec::new(),
-            paths: own.to_vec(),
+            paths: own.iter().map(|o| o.path.clone()).collect(),
             hooks: true,
+            hooks_paths: Arc::default(),
         };
         for entry in protect {
             let bare = entry.trim_end_matches('?').trim_end_matches('/');
@@ -130,7 +141,7 @@ impl Protection {
                 let cfg = crate::sandbox::SandboxConfig::default();
                 let home = std::env::var_os("HOME").map(PathBuf::from);
                 let data = crate::dirs::data_dir(None);
-                let own = airlock_paths(Path::new("/"), &data, &[]);
+                let own = crate::sandbox::own::airlock_paths(Path::new("/"), &data, &[]);
                 Arc::new(Self::new(
                     &cfg.protect,
                     Path::new("/"),
@@ -139,6 +150,12 @@ impl Protection {
                 ))
             })
             .clone()
+    }
+
+    /// How many times it has run `git config` for `core.hooksPath` (for
+    /// tests and measurements: an unchanged repository runs it once).
+    pub fn git_runs(&self) -> u64 {
+        self.hooks_paths.git_runs()
     }
 
     /// Refuse `real` (canonical, in a root of `scope`; `shown` as the agent
@@ -169,7 +186,11 @@ impl Protection {
                 ));
             }
         }
-        if let Some(hooks) = self.hooks.then(|| hooks_dir_holding(scope, real)).flatten() {
+        if let Some(hooks) = self
+            .hooks
+            .then(|| hooks_dir_holding(&self.hooks_paths, scope, real))
+            .flatten()
+        {
             return refuse(format!(
                 "{} (protected: a repository's core.hooksPath; git runs what is in it)",
                 scope.display(&hooks)
@@ -177,33 +198,6 @@ impl Protection {
         }
         Ok(())
     }
-}
-
-/// airlock's own paths a write must never reach: the user configuration
-/// directory (`~/.config/airlock/`, whether or not it exists yet), the
-/// config files in force (`files`: `--config FILE` among them), the data
-/// directory and the runtime directories. A directory that holds the
-/// `workspace` is not refused whole (every write would be): the data
-/// directory's trails, logs and `init` records are, then.
-pub fn airlock_paths(workspace: &Path, data_dir: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
-    let data = std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
-    let config = crate::dirs::user_config_path().and_then(|p| p.parent().map(Path::to_path_buf));
-    let mut dirs: Vec<PathBuf> = config.into_iter().collect();
-    dirs.extend(crate::dirs::runtime_dir_candidates());
-    let ws = canonical_or_lexical(workspace);
-    let holds_ws = |d: &Path| below_folded(&ws, &canonical_or_lexical(d));
-    let mut out: Vec<PathBuf> = dirs.into_iter().filter(|d| !holds_ws(d)).collect();
-    if holds_ws(&data) {
-        out.extend([
-            crate::dirs::audit_dir(&data),
-            crate::dirs::log_dir(&data),
-            crate::dirs::init_record_dir(&data),
-        ]);
-    } else {
-        out.push(data);
-    }
-    out.extend(files.iter().cloned());
-    out
 }
 
 /// Whether `parts` holds `run` as consecutive components (letter case
@@ -216,80 +210,17 @@ fn contains_run(parts: &[&OsStr], run: &[String]) -> bool {
             .any(|w| w.iter().zip(run).all(|(p, r)| same_name(p, r)))
 }
 
-/// Whether `path` is `prefix` or below it, component by component with
-/// letter case ignored (a case-insensitive file system's other spelling
-/// of the same directory).
-fn below_folded(path: &Path, prefix: &Path) -> bool {
-    if path.starts_with(prefix) {
-        return true;
-    }
-    let (mut a, mut b) = (path.components(), prefix.components());
-    loop {
-        match (a.next(), b.next()) {
-            (_, None) => return true,
-            (None, Some(_)) => return false,
-            (Some(x), Some(y)) => {
-                let same = match y.as_os_str().to_str() {
-                    Some(y) => same_name(x.as_os_str(), y),
-                    None => x == y,
-                };
-                if !same {
-                    return false;
-                }
-            }
-        }
-    }
-}
-
-/// `p` normalised without touching the disk (`..` and `.` removed).
-fn lexical(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-/// `p` with its deepest existing ancestor canonicalised (what a canonical
-/// target below it starts with), or as it is when nothing of it resolves.
-fn canonical_or_lexical(p: &Path) -> PathBuf {
-    let p = lexical(p);
-    let mut base = p.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(c) = std::fs::canonicalize(base) {
-            return rest
-                .iter()
-                .rev()
-                .fold(c, |acc: PathBuf, n: &&OsStr| acc.join(n));
-        }
-        match (base.file_name(), base.parent()) {
-            (Some(n), Some(parent)) => {
-                rest.push(n);
-                base = parent;
-            }
-            _ => return p.clone(),
-        }
-    }
-}
-
 /// The hooks directory (`core.hooksPath`) of a repository enclosing
 /// `real` that holds it: anything below a hooks directory inside a root,
 /// or a hook's name directly in one that is a root (or above one).
-fn hooks_dir_holding(scope: &Scope, real: &Path) -> Option<PathBuf> {
+fn hooks_dir_holding(cache: &HooksPathCache, scope: &Scope, real: &Path) -> Option<PathBuf> {
     let root = scope.root_of(real)?;
     let parent = real.parent()?;
     for dir in parent.ancestors() {
         let Some((config, base)) = repository_config(dir) else {
             continue;
         };
-        let Some(hooks) = crate::sandbox::git::hooks_dir(&config, &base) else {
+        let Some(hooks) = cache.hooks_dir(&config, &base) else {
             continue;
         };
         if !below_folded(real, &hooks) || real == hooks {
@@ -379,7 +310,10 @@ mod tests {
             &strings(&["~/x/", "/abs/y", "../sib"]),
             Path::new("/w/ws"),
             Some(Path::new("/home/u")),
-            &[PathBuf::from("/own")],
+            &[OwnPath {
+                path: PathBuf::from("/own"),
+                kind: crate::sandbox::own::OwnKind::Dir,
+            }],
         );
         assert!(p.names.is_empty());
         assert_eq!(
@@ -391,19 +325,5 @@ mod tests {
                 PathBuf::from("/w/sib"),
             ]
         );
-    }
-
-    #[test]
-    fn below_folded_ignores_case_per_component() {
-        assert!(below_folded(
-            Path::new("/h/.config/Airlock/c"),
-            Path::new("/h/.config/airlock")
-        ));
-        assert!(below_folded(Path::new("/h/a"), Path::new("/h/a")));
-        assert!(!below_folded(
-            Path::new("/h/airlockx"),
-            Path::new("/h/airlock")
-        ));
-        assert!(!below_folded(Path::new("/h"), Path::new("/h/a")));
     }
 }
