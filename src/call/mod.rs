@@ -9,6 +9,7 @@
 mod agent;
 mod decision;
 mod events;
+mod exit;
 mod grant;
 mod info;
 mod outcome;
@@ -21,6 +22,7 @@ mod verdict;
 pub use agent::AgentInfo;
 pub use decision::{ApprovedBy, CancelCause, DecidedBy, Decision, RefusedBy};
 pub use events::{CallOutcome, Event, EventBus};
+pub use exit::ExitCode;
 pub use grant::GrantShape;
 pub use info::{CallId, CallInfo, CallView, EditField, Runner, ShellSite, Subject, ToolKind};
 pub use outcome::Outcome;

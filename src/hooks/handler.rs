@@ -204,7 +204,7 @@ impl Hooks {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&id)
             .unwrap_or_default();
-        let native = result_of(event);
+        let native = result_of(event, native::is_shell_tool(event));
         let mut result = ExternalResult {
             is_error: native.is_error,
             exit_code: native.exit_code,

@@ -61,6 +61,12 @@ fn shell_tool(event: &HookEvent) -> Option<&'static ShellTool> {
         .find(|t| t.agent == event.agent && t.name == event.tool_name)
 }
 
+/// Whether `event`'s tool is one of the agents' shells (its result has
+/// an exit code, known or not).
+pub fn is_shell_tool(event: &HookEvent) -> bool {
+    shell_tool(event).is_some()
+}
+
 /// The agent's input with its command replaced by `command` (what the human
 /// approved), in the argument its shell tool reads.
 pub fn with_command(event: &HookEvent, command: &str) -> Map<String, Value> {
