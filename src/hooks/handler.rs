@@ -97,7 +97,8 @@ impl Hooks {
         }
         let supervisor = self.supervisor.clone();
         let (event, mapped) = match tokio::task::spawn_blocking(move || {
-            let mapped = native::map(&event, supervisor.scope());
+            let rules = supervisor.path_rules();
+            let mapped = native::map_with(&event, supervisor.scope(), &rules);
             (event, mapped)
         })
         .await
