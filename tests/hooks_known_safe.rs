@@ -91,3 +91,40 @@ async fn the_agents_own_commands_are_known_safe_only_where_they_stay_in_scope() 
         assert_eq!(env.asked(), asked + 1, "{command} in {cwd:?} is asked");
     }
 }
+
+/// `printenv` and its class print the environment the agent runs them
+/// with — its own, with its keys — so on the hook path they are asked,
+/// never known-safe. CONTROL: the agent's shell prints the secret, and a
+/// plain read is still allowed (airlock's own shell keeps them known-safe:
+/// `supervisor::known_safe_tests`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_that_print_the_agents_environment_are_asked() {
+    let mut env = Env::new(Some("[bash]\nauto_approve_read_only = true\n"));
+    env.start(&[]);
+    let ws = env.ws.clone();
+    let (v, _) = env
+        .send("claude", &bash_event("cat notes.txt", &ws, "p0"))
+        .await;
+    assert_eq!(decision(&v), "allow", "{v}");
+    for (i, command) in ["printenv", "env", "printenv API_KEY", "printenv | grep KEY"]
+        .into_iter()
+        .enumerate()
+    {
+        let out = std::process::Command::new("bash")
+            .args(["--norc", "--noprofile", "-c", command])
+            .current_dir(&ws)
+            .env("API_KEY", "sk-test-not-for-the-model")
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("sk-test-not-for-the-model"),
+            "control: {command} prints the agent's key"
+        );
+        let asked = env.asked();
+        let (v, _) = env
+            .send("claude", &bash_event(command, &ws, &format!("p{}", i + 1)))
+            .await;
+        assert_ne!(decision(&v), "allow", "{command}: {v}");
+        assert_eq!(env.asked(), asked + 1, "{command} is asked");
+    }
+}

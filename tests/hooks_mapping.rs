@@ -116,9 +116,10 @@ const ROWS: &[(HookAgent, &str, &[Row])] = &[
                 "BeforeTool-glob",
                 Some((ToolKind::Read, "find", "arguments")),
             ),
+            // It searches the workspace, where `.env` (excluded) is.
             (
                 "BeforeTool-grep_search",
-                Some((ToolKind::Read, "grep", "arguments")),
+                Some((ToolKind::Read, "grep", "refused")),
             ),
             (
                 "BeforeTool-list_directory",

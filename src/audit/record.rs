@@ -105,9 +105,10 @@ pub enum AuditEvent {
         /// For a call `cancelled` while it ran: why.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cancelled_by: Option<crate::call::CancelCause>,
-        /// For a call the agent ran itself: the exit code it reported.
+        /// For a command the agent ran itself: the exit code its payload
+        /// reported in a field, or `"unknown"` (never read from output).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        exit_code: Option<i32>,
+        exit_code: Option<crate::call::ExitCode>,
         /// For a write the agent ran itself: hex sha256 of the file after it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         file_sha256: Option<String>,

@@ -74,6 +74,22 @@ pub struct ShellSite {
     /// later (airlock's sandbox with a mount namespace and
     /// `deny_excluded`). False for a command the agent runs itself.
     pub hides_excluded: bool,
+    /// Whose environment the command sees: a command that prints it
+    /// (`printenv`, `env`, `/proc/self/environ`) is known-safe only in
+    /// airlock's filtered one.
+    pub env: ShellEnv,
+}
+
+/// The environment a shell command runs with, for the known-safe check
+/// of commands that print it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ShellEnv {
+    /// The agent's own, unfiltered (its API keys and tokens), or not
+    /// known: a command the agent runs itself.
+    #[default]
+    Agents,
+    /// airlock's shell: the supervisor's environment less `bash.env_deny`.
+    Filtered,
 }
 
 /// Who runs a call once it is approved.

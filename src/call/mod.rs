@@ -9,6 +9,7 @@
 mod agent;
 mod decision;
 mod events;
+mod exit;
 mod grant;
 mod info;
 mod outcome;
@@ -21,8 +22,11 @@ mod verdict;
 pub use agent::AgentInfo;
 pub use decision::{ApprovedBy, CancelCause, DecidedBy, Decision, RefusedBy};
 pub use events::{CallOutcome, Event, EventBus};
+pub use exit::ExitCode;
 pub use grant::GrantShape;
-pub use info::{CallId, CallInfo, CallView, EditField, Runner, ShellSite, Subject, ToolKind};
+pub use info::{
+    CallId, CallInfo, CallView, EditField, Runner, ShellEnv, ShellSite, Subject, ToolKind,
+};
 pub use outcome::Outcome;
 pub use proposal::{Proposal, WriteAction};
 pub use session::{ConfirmerKind, PolicyMode, SessionMode};

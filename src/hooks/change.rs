@@ -1,16 +1,18 @@
-//! Native writes (and reads of many files) in airlock's terms: the same
-//! scope checks as airlock's write tools and a diff computed from the file
-//! on disk, so the prompt shows exactly what the agent will change.
+//! Native writes in airlock's terms: the same scope checks as airlock's
+//! write tools and a diff computed from the file on disk, so the prompt
+//! shows exactly what the agent will change. Each path is the one the
+//! agent's tool writes: a relative one against the event's `cwd`
+//! ([`agent_path`]).
 
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::agent_path;
 use super::mapped::{Mapped, NativeCall, airlock_tool, one_line, unreadable};
 use crate::call::{CallView, Subject, ToolKind, WriteAction};
 use crate::scope::Scope;
 use crate::tools::ToolError;
-use crate::tools::readonly::READ_FILE;
 use crate::tools::write::{
     EDIT_FILE, MAX_FILE_BYTES, WRITE_FILE, edit_file_args, propose, replace_text, resolve,
     write_file_args,
@@ -50,8 +52,16 @@ fn through(native: &str, tool: &str, args: &Map<String, Value>, scope: &Scope) -
     }
 }
 
+/// A write refused before it is judged (its path cannot be resolved).
+fn refused(native: &str, error: ToolError) -> Mapped {
+    Mapped::Refused {
+        call: write_call(native),
+        error,
+    }
+}
+
 /// Claude `Edit`, Gemini `replace`: exact text replaced, like `edit_file`.
-pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
+pub fn edit(native: &str, input: &Map<String, Value>, cwd: Option<&Path>, scope: &Scope) -> Mapped {
     let (Some(path), Some(old), Some(new)) = (
         text(input, &["file_path", "path"]),
         text(input, &["old_string"]),
@@ -64,6 +74,11 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
             "no file_path, old_string or new_string",
         );
     };
+    let path = match agent_path::resolve(native, cwd, path) {
+        Ok(p) => p,
+        Err(e) => return refused(native, e),
+    };
+    let path = path.as_str();
     if old.is_empty() {
         // Gemini creates a file with an empty old_string.
         return through(native, WRITE_FILE, &write_file_args(path, new), scope);
@@ -81,7 +96,12 @@ pub fn edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
 }
 
 /// Claude `Write`, Gemini `write_file`: the whole file, like `write_file`.
-pub fn write(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
+pub fn write(
+    native: &str,
+    input: &Map<String, Value>,
+    cwd: Option<&Path>,
+    scope: &Scope,
+) -> Mapped {
     let (Some(path), Some(content)) = (
         text(input, &["file_path", "path"]),
         text(input, &["content"]),
@@ -93,7 +113,10 @@ pub fn write(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped 
             "no file_path or content",
         );
     };
-    through(native, WRITE_FILE, &write_file_args(path, content), scope)
+    match agent_path::resolve(native, cwd, path) {
+        Ok(path) => through(native, WRITE_FILE, &write_file_args(&path, content), scope),
+        Err(e) => refused(native, e),
+    }
 }
 
 /// The file at `path` for writing (scope-checked like airlock's writes:
@@ -142,11 +165,21 @@ pub(super) fn current(
 }
 
 /// Claude `MultiEdit`: several exact replacements in one file, in order.
-pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
+pub fn multi_edit(
+    native: &str,
+    input: &Map<String, Value>,
+    cwd: Option<&Path>,
+    scope: &Scope,
+) -> Mapped {
     let (Some(path), Some(Value::Array(edits))) = (text(input, &["file_path"]), input.get("edits"))
     else {
         return unreadable(ToolKind::Write, WRITE_FILE, native, "no file_path or edits");
     };
+    let path = match agent_path::resolve(native, cwd, path) {
+        Ok(p) => p,
+        Err(e) => return refused(native, e),
+    };
+    let path = path.as_str();
     let mut call = write_call(native);
     let result = (|| {
         let (shown, real, old) = current(scope, path)?;
@@ -190,10 +223,20 @@ pub fn multi_edit(native: &str, input: &Map<String, Value>, scope: &Scope) -> Ma
 }
 
 /// Claude `NotebookEdit`: scope-checked; the prompt shows the arguments.
-pub fn notebook(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
+pub fn notebook(
+    native: &str,
+    input: &Map<String, Value>,
+    cwd: Option<&Path>,
+    scope: &Scope,
+) -> Mapped {
     let Some(path) = text(input, &["notebook_path"]) else {
         return unreadable(ToolKind::Write, WRITE_FILE, native, "no notebook_path");
     };
+    let path = match agent_path::resolve(native, cwd, path) {
+        Ok(p) => p,
+        Err(e) => return refused(native, e),
+    };
+    let path = path.as_str();
     let mut call = write_call(native);
     call.view = CallView::Args;
     match resolve(scope, path) {
@@ -208,61 +251,5 @@ pub fn notebook(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapp
             call,
             error: e.into(),
         },
-    }
-}
-
-/// Gemini `read_many_files`: every literal path (the part of each pattern
-/// before its first wildcard) is checked like a read.
-pub fn read_many(native: &str, input: &Map<String, Value>, scope: &Scope) -> Mapped {
-    let patterns: Vec<&str> = ["include", "paths"]
-        .iter()
-        .filter_map(|k| input.get(*k).and_then(Value::as_array))
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    let mut call = NativeCall::new(
-        ToolKind::Read,
-        READ_FILE,
-        one_line(&format!("{native} {}", patterns.join(" "))),
-    );
-    let mut paths = Vec::new();
-    for pattern in &patterns {
-        let literal: String = pattern
-            .chars()
-            .take_while(|c| !matches!(c, '*' | '?' | '[' | '{'))
-            .collect();
-        let literal = if literal.is_empty() {
-            "."
-        } else {
-            literal.as_str()
-        };
-        let checked = scope.absolute(literal).and_then(|abs| {
-            scope.check_excluded(pattern, &abs)?;
-            match std::fs::canonicalize(&abs) {
-                Ok(real) => scope.check_real(pattern, &real).map(|()| real),
-                // A prefix that does not exist yet: checked lexically.
-                Err(_) => scope.check_real(pattern, &abs).map(|()| abs),
-            }
-        });
-        match checked {
-            Ok(p) => paths.push(p),
-            Err(e) => {
-                return Mapped::Refused {
-                    call,
-                    error: e.into(),
-                };
-            }
-        }
-    }
-    call.subject = Subject::Paths { paths };
-    Mapped::Call(call)
-}
-
-/// `path` made absolute against the agent's `cwd` (agents may work in a
-/// directory below the workspace).
-pub fn at(cwd: Option<&Path>, path: &str) -> String {
-    match cwd {
-        Some(c) if !Path::new(path).is_absolute() => c.join(path).display().to_string(),
-        _ => path.to_string(),
     }
 }

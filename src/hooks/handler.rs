@@ -97,7 +97,8 @@ impl Hooks {
         }
         let supervisor = self.supervisor.clone();
         let (event, mapped) = match tokio::task::spawn_blocking(move || {
-            let mapped = native::map(&event, supervisor.scope());
+            let rules = supervisor.path_rules();
+            let mapped = native::map_with(&event, supervisor.scope(), &rules);
             (event, mapped)
         })
         .await
@@ -204,7 +205,7 @@ impl Hooks {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&id)
             .unwrap_or_default();
-        let native = result_of(event);
+        let native = result_of(event, native::is_shell_tool(event));
         let mut result = ExternalResult {
             is_error: native.is_error,
             exit_code: native.exit_code,

@@ -9,13 +9,17 @@
 //!
 //! The supervisor turns each event ([`event`]) into airlock's call
 //! vocabulary ([`native`]: kinds, the airlock tool whose rules apply, the
-//! scope check, the diff of a write, [`patch`] for Codex's `apply_patch`,
-//! which Codex also applies itself from one exact shell form)
+//! scope check of the paths the agent's tool really uses — relative ones
+//! against the event's `cwd` ([`agent_path`]), everything a recursive
+//! read can reach below where it starts ([`search`]) — the diff of a
+//! write, [`patch`] for Codex's `apply_patch`, which Codex also applies
+//! itself from one exact shell form)
 //! and decides it like one of its own calls — scope, policy, grants,
 //! prompt, audit — but does not run it: the agent does, outside airlock's
 //! sandbox, and its post-tool event is recorded as the result
 //! ([`results`]), joined to the decision by the tool-use id.
 
+pub mod agent_path;
 pub mod answer;
 mod change;
 pub mod client;
@@ -31,7 +35,12 @@ pub mod patch;
 mod patch_call;
 #[cfg(test)]
 mod patch_call_tests;
+mod reads;
 pub mod results;
+pub mod search;
+pub mod search_filter;
+#[cfg(test)]
+mod search_tests;
 pub mod wire;
 
 pub use crate::config::hooks::{HooksConfig, WhenAbsent};

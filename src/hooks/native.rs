@@ -9,12 +9,13 @@ use serde_json::{Map, Value};
 
 use super::event::{HookAgent, HookEvent};
 pub use super::mapped::{Mapped, NativeCall};
-use super::mapped::{airlock_tool, airlock_tools, one_line, unreadable};
-use super::{change, codex_shell, patch_call};
+use super::mapped::{airlock_tools, one_line, unreadable};
+use super::reads::{Args, ReadCall};
+use super::{agent_path, change, codex_shell, patch_call};
 use crate::call::{CallView, EditField, Subject, ToolKind};
+use crate::policy::PathRules;
 use crate::scope::Scope;
-use crate::tools::ToolError;
-use crate::tools::readonly::{FIND, GREP, LS, READ_FILE, read_file_args};
+use crate::tools::readonly::{FIND, GREP, LS};
 use crate::tools::{bash, write};
 
 /// One of the agents' shell tools: bash's rules and grants cover it.
@@ -61,6 +62,12 @@ fn shell_tool(event: &HookEvent) -> Option<&'static ShellTool> {
         .find(|t| t.agent == event.agent && t.name == event.tool_name)
 }
 
+/// Whether `event`'s tool is one of the agents' shells (its result has
+/// an exit code, known or not).
+pub fn is_shell_tool(event: &HookEvent) -> bool {
+    shell_tool(event).is_some()
+}
+
 /// The agent's input with its command replaced by `command` (what the human
 /// approved), in the argument its shell tool reads.
 pub fn with_command(event: &HookEvent, command: &str) -> Map<String, Value> {
@@ -95,9 +102,16 @@ pub fn recorded_input(
     input
 }
 
-/// Map a pre-tool event. Reads the disk (scope checks, the current content
-/// of a file to diff), so call it off the async threads.
+/// Map a pre-tool event with no path rules (see [`map_with`]).
 pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
+    map_with(event, scope, &PathRules::default())
+}
+
+/// Map a pre-tool event; `rules` are the policy's deny and ask rules
+/// about paths, which a recursive read's entries are judged by. Reads the
+/// disk (scope checks, the current content of a file to diff, what a
+/// search reaches), so call it off the async threads.
+pub fn map_with(event: &HookEvent, scope: &Scope, rules: &PathRules) -> Mapped {
     use HookAgent::{Claude, Codex, Gemini};
     let name = event.tool_name.as_str();
     if is_airlocks_own(event) {
@@ -109,8 +123,6 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
     let first = |keys: &[&str]| keys.iter().find_map(|k| s(k));
     // Paths are the agent's: relative ones are against its directory.
     let cwd = event.cwd.as_deref();
-    let path =
-        |keys: &[&str], default: Option<&str>| first(keys).or(default).map(|p| change::at(cwd, p));
     if let Some(tool) = shell_tool(event) {
         let command = match shell_input(input, tool.command) {
             Ok(c) => c,
@@ -123,6 +135,18 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
         }
         return exec(event, tool, &command.shown(), s("description"));
     }
+    let read = ReadCall {
+        native: name,
+        input,
+        cwd,
+        scope,
+        rules,
+    };
+    let search = |start, pattern, widen| Args {
+        start,
+        pattern,
+        widen,
+    };
     match (event.agent, name) {
         (Codex, "apply_patch") => {
             match first(&["command", "input", "patch"]).or(event.tool_input.as_str()) {
@@ -130,39 +154,27 @@ pub fn map(event: &HookEvent, scope: &Scope) -> Mapped {
                 None => unreadable(ToolKind::Write, write::WRITE_FILE, name, "no patch text"),
             }
         }
-        (Claude, "Read") | (Gemini, "read_file") => read_path(
-            name,
-            READ_FILE,
-            path(&["file_path", "absolute_path", "path"], None).as_deref(),
-            scope,
-            true,
-        ),
-        (Claude, "Grep") | (Gemini, "search_file_content" | "grep" | "grep_search") => read_path(
-            name,
+        (Claude, "Read") | (Gemini, "read_file") => {
+            read.file(&["file_path", "absolute_path", "path"])
+        }
+        (Claude, "Grep") => read.search(GREP, &search(&["path"], &["glob"], &["type"])),
+        (Gemini, "search_file_content" | "grep" | "grep_search") => read.search(
             GREP,
-            path(&["path", "dir_path"], Some(".")).as_deref(),
-            scope,
-            false,
+            &search(
+                &["dir_path", "path", "directory"],
+                &["include_pattern", "include"],
+                &[],
+            ),
         ),
-        (Claude, "Glob") | (Gemini, "glob") => read_path(
-            name,
-            FIND,
-            path(&["path", "dir_path"], Some(".")).as_deref(),
-            scope,
-            false,
-        ),
-        (Claude, "LS") | (Gemini, "list_directory" | "ls") => read_path(
-            name,
-            LS,
-            path(&["path", "dir_path"], Some(".")).as_deref(),
-            scope,
-            false,
-        ),
-        (Gemini, "read_many_files") => change::read_many(name, input, scope),
-        (Claude, "Edit") | (Gemini, "replace") => change::edit(name, input, scope),
-        (Claude, "MultiEdit") => change::multi_edit(name, input, scope),
-        (Claude, "Write") | (Gemini, "write_file") => change::write(name, input, scope),
-        (Claude, "NotebookEdit") => change::notebook(name, input, scope),
+        (Claude, "Glob") => read.search(FIND, &search(&["path"], &["pattern"], &[])),
+        (Gemini, "glob") => read.search(FIND, &search(&["dir_path", "path"], &["pattern"], &[])),
+        (Claude, "LS") => read.listing(LS, &["path"]),
+        (Gemini, "list_directory" | "ls") => read.listing(LS, &["dir_path", "path", "directory"]),
+        (Gemini, "read_many_files") => read.many(),
+        (Claude, "Edit") | (Gemini, "replace") => change::edit(name, input, cwd, scope),
+        (Claude, "MultiEdit") => change::multi_edit(name, input, cwd, scope),
+        (Claude, "Write") | (Gemini, "write_file") => change::write(name, input, cwd, scope),
+        (Claude, "NotebookEdit") => change::notebook(name, input, cwd, scope),
         (Claude, "WebFetch" | "WebSearch") | (Gemini, "web_fetch" | "google_web_search") => {
             let what = first(&["url", "query", "prompt"]).unwrap_or_default();
             Mapped::Call(NativeCall::new(
@@ -378,36 +390,8 @@ fn shell_cwd(event: &HookEvent) -> Option<String> {
     match input.and_then(|i| WORKDIR_ARGS.iter().find_map(|k| i.get(*k))) {
         None if event.agent == HookAgent::Codex => None,
         None => cwd.map(|c| c.display().to_string()),
-        Some(Value::String(dir)) if cwd.is_some() || Path::new(dir).is_absolute() => {
-            Some(change::at(cwd, dir))
-        }
+        Some(Value::String(dir)) => agent_path::resolve("shell", cwd, dir).ok(),
         Some(_) => None,
-    }
-}
-
-/// A read of one path, checked like airlock's read tools: `file` reads are
-/// checked by `read_file` itself (same messages), directories by the scope.
-fn read_path(native: &str, tool: &str, path: Option<&str>, scope: &Scope, file: bool) -> Mapped {
-    let Some(path) = path else {
-        return unreadable(ToolKind::Read, tool, native, "no path");
-    };
-    let mut call = NativeCall::new(ToolKind::Read, tool, one_line(&format!("{native} {path}")));
-    let checked = if file {
-        airlock_tool(READ_FILE)
-            .prepare(&read_file_args(path), scope)
-            .map(|inv| inv.subject())
-    } else {
-        scope
-            .resolve(path)
-            .map(|real| Subject::Paths { paths: vec![real] })
-            .map_err(ToolError::Scope)
-    };
-    match checked {
-        Ok(subject) => {
-            call.subject = subject;
-            Mapped::Call(call)
-        }
-        Err(error) => Mapped::Refused { call, error },
     }
 }
 

@@ -7,7 +7,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::change::{at, current, invalid, write_call};
+use super::agent_path;
+use super::change::{current, invalid, write_call};
 use super::mapped::{Mapped, NativeCall, one_line};
 use super::patch::{self, FileOp, PatchError};
 use crate::call::{CallView, Proposal, Subject, WriteAction};
@@ -27,7 +28,7 @@ struct Found {
 
 impl Found {
     fn open(cwd: Option<&Path>, path: &str, scope: &Scope) -> Result<Self, ToolError> {
-        let named = at(cwd, path);
+        let named = agent_path::resolve("apply_patch", cwd, path)?;
         let (shown, real, old) = current(scope, &named)?;
         let link = std::fs::symlink_metadata(scope.absolute(&named).unwrap_or_default())
             .is_ok_and(|m| m.file_type().is_symlink());

@@ -11,7 +11,7 @@ use super::persist::{self, PersistError};
 use super::reach::{Reach, ReachCheck};
 use super::rule::{Action, Rule};
 use super::{Mode, guardrails, shell};
-use crate::call::{PolicyVerdict, ShellSite, Subject, ToolKind, Verdict, VerdictSource};
+use crate::call::{PolicyVerdict, ShellEnv, ShellSite, Subject, ToolKind, Verdict, VerdictSource};
 use crate::scope::{Exclusions, Scope};
 
 /// The policy of a supervisor session.
@@ -132,6 +132,7 @@ impl Policy {
         let site = ShellSite {
             cwd: Some(self.workspace.clone()),
             hides_excluded: true,
+            env: ShellEnv::Filtered,
         };
         self.evaluate_at(tool, kind, subject, &site)
     }
@@ -286,11 +287,7 @@ impl Policy {
             return None;
         };
         let parsed = shell::parse(command).ok()?;
-        Some(ReachCheck::new(
-            self.reach.clone(),
-            parsed,
-            site.hides_excluded,
-        ))
+        Some(ReachCheck::new(self.reach.clone(), parsed, site))
     }
 
     /// The allow rules' verdict. For bash, the rules are taken together:

@@ -15,6 +15,8 @@ pub mod paths;
 pub mod persist;
 mod reach;
 #[cfg(test)]
+mod reach_env_tests;
+#[cfg(test)]
 mod reach_tests;
 pub mod rule;
 pub mod shell;

@@ -14,13 +14,19 @@
 //! `:` (`HEAD:.env`). A word that names nothing on disk is a word: only
 //! its lexical checks apply. A word that is not literal (a glob, a
 //! variable) names paths only the shell knows: never known-safe.
+//!
+//! Where the command sees the agent's own environment (it runs the
+//! command itself, with its API keys and tokens), a command that prints
+//! the environment or processes' state (`printenv`, `env`, `export -p`,
+//! `ps e`, any path in the proc filesystem) is not known-safe: in
+//! airlock's shell, whose environment is filtered, it stays so.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use super::shell::{self, DirectoryReads, ParsedCommand, SimpleCommand, Word};
-use crate::call::ShellSite;
+use crate::call::{ShellEnv, ShellSite};
 use crate::scope::{Exclusions, Scope};
 
 /// Why a command is not known-safe where it runs (for the verdict).
@@ -78,12 +84,12 @@ impl Reach {
     pub fn check(&self, parsed: &ParsedCommand, site: &ShellSite) -> Result<(), Refusal> {
         let cwd = self.cwd(site)?;
         for cmd in parsed.commands.iter().chain(parsed.nested.iter()) {
-            self.check_command(cmd, &cwd, site.hides_excluded)?;
+            self.check_command(cmd, &cwd, site)?;
         }
         for source in &parsed.input_sources {
             match source {
                 Word::Literal(text) => {
-                    self.candidate(&cwd, text)?;
+                    self.candidate(&cwd, text, site.env)?;
                 }
                 Word::Expanded(text) => return Err(not_literal(text)),
             }
@@ -122,8 +128,24 @@ impl Reach {
         Ok(real)
     }
 
-    /// One simple command: its words, then how it reads directories.
-    fn check_command(&self, cmd: &SimpleCommand, cwd: &Path, hidden: bool) -> Result<(), Refusal> {
+    /// One simple command: what it prints, its words, then how it reads
+    /// directories.
+    fn check_command(
+        &self,
+        cmd: &SimpleCommand,
+        cwd: &Path,
+        site: &ShellSite,
+    ) -> Result<(), Refusal> {
+        if site.env == ShellEnv::Agents
+            && let Some(what) = shell::prints_process_state(cmd)
+        {
+            return Err(format!(
+                "{} {what}, and it runs with the agent's own environment (its keys and \
+                 tokens), outside airlock's sandbox",
+                cmd.program().unwrap_or_default()
+            ));
+        }
+        let hidden = site.hides_excluded;
         let git = cmd.program() == Some("git");
         let mut directory = None;
         let mut judged = 0usize;
@@ -138,7 +160,7 @@ impl Reach {
                 return Err("too many words to check".into());
             }
             for c in all {
-                if self.candidate(cwd, c)? == Found::Directory {
+                if self.candidate(cwd, c, site.env)? == Found::Directory {
                     directory.get_or_insert(c);
                 }
             }
@@ -161,8 +183,9 @@ impl Reach {
         }
     }
 
-    /// Judge one possible path `text` (relative to `cwd`).
-    fn candidate(&self, cwd: &Path, text: &str) -> Result<Found, Refusal> {
+    /// Judge one possible path `text` (relative to `cwd`) for a command
+    /// that sees the environment `env`.
+    fn candidate(&self, cwd: &Path, text: &str, env: ShellEnv) -> Result<Found, Refusal> {
         // `/dev/null` reads nothing (`diff f /dev/null`, `< /dev/null`).
         if text.is_empty() || text == "/dev/null" {
             return Ok(Found::Nothing);
@@ -175,6 +198,13 @@ impl Reach {
             return Err(format!("{text}: a parent directory"));
         }
         let lexical = normalise(&cwd.join(path));
+        let process_state = |p: &Path| env == ShellEnv::Agents && shell::is_process_state(p);
+        if process_state(&lexical) {
+            return Err(format!(
+                "{text}: a process's state (the proc filesystem), which holds the agent's own \
+                 environment where it runs the command"
+            ));
+        }
         if !self.in_roots(&lexical) {
             return Err(format!("{text}: outside the allowed roots"));
         }
@@ -190,6 +220,12 @@ impl Reach {
         // (refused: what it names later is not known).
         let real = std::fs::canonicalize(&lexical)
             .map_err(|e| format!("{text}: cannot be resolved: {e}"))?;
+        if process_state(&real) {
+            return Err(format!(
+                "{text}: leads to {}, a process's state (the proc filesystem)",
+                real.display()
+            ));
+        }
         if !self.in_roots(&real) {
             return Err(format!(
                 "{text}: leads outside the allowed roots (to {})",
@@ -313,15 +349,17 @@ fn normalise(p: &Path) -> PathBuf {
 pub struct ReachCheck {
     reach: Arc<Reach>,
     parsed: ParsedCommand,
-    hides_excluded: bool,
+    /// Where the verdict judged it (its directory is replaced by the one
+    /// the command really runs in).
+    site: ShellSite,
 }
 
 impl ReachCheck {
-    pub(super) fn new(reach: Arc<Reach>, parsed: ParsedCommand, hides_excluded: bool) -> Self {
+    pub(super) fn new(reach: Arc<Reach>, parsed: ParsedCommand, site: &ShellSite) -> Self {
         Self {
             reach,
             parsed,
-            hides_excluded,
+            site: site.clone(),
         }
     }
 
@@ -329,7 +367,7 @@ impl ReachCheck {
     pub fn check(&self, cwd: &Path) -> Result<(), Refusal> {
         let site = ShellSite {
             cwd: Some(cwd.to_path_buf()),
-            hides_excluded: self.hides_excluded,
+            ..self.site.clone()
         };
         self.reach.check(&self.parsed, &site)
     }

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use super::{Mode, Policy};
-use crate::call::{ShellSite, Subject, ToolKind, Verdict, VerdictSource};
+use crate::call::{ShellEnv, ShellSite, Subject, ToolKind, Verdict, VerdictSource};
 use crate::scope::{DEFAULT_EXCLUDED, Scope};
 
 /// A workspace with a secret outside it and links that lead there:
@@ -68,6 +68,7 @@ fn sandboxed(cwd: &Path) -> ShellSite {
     ShellSite {
         cwd: Some(cwd.to_path_buf()),
         hides_excluded: true,
+        env: ShellEnv::Filtered,
     }
 }
 
@@ -76,6 +77,7 @@ fn hook(cwd: &Path) -> ShellSite {
     ShellSite {
         cwd: Some(cwd.to_path_buf()),
         hides_excluded: false,
+        env: ShellEnv::Agents,
     }
 }
 

@@ -90,6 +90,22 @@ pub enum ScopeError {
         /// Why it is refused.
         reason: String,
     },
+    /// A search the agent runs itself (its own recursive tool, which
+    /// airlock does not run and cannot filter) could reach a path the
+    /// scope refuses somewhere below where it starts.
+    #[error(
+        "{root}: {tool} searches below it and could read {found}; so the whole search is refused (name a directory or pattern that leaves it out, or use airlock's {instead}, which hides such entries)"
+    )]
+    SearchReaches {
+        /// Where the search starts, as shown.
+        root: String,
+        /// The agent's tool.
+        tool: String,
+        /// airlock's own tool for the same search.
+        instead: String,
+        /// Why the path below is refused.
+        found: Box<ScopeError>,
+    },
     /// Another I/O error (permissions, a symlink loop …).
     #[error("{path}: {message}")]
     Io {

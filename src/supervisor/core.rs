@@ -115,7 +115,7 @@ impl Supervisor {
     }
 
     /// The policy's deny and ask rules about paths, as they are now.
-    pub(super) fn path_rules(&self) -> Arc<PathRules> {
+    pub fn path_rules(&self) -> Arc<PathRules> {
         self.path_rules
             .read()
             .unwrap_or_else(PoisonError::into_inner)

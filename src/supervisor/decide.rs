@@ -9,8 +9,8 @@ use tokio_util::sync::CancellationToken;
 use super::confirm::ConfirmRequest;
 use super::core::{Supervisor, WaitHook};
 use crate::call::{
-    ApprovedBy, CallInfo, CallView, Decision, PolicyVerdict, RefusedBy, Runner, ShellSite, Subject,
-    ToolKind, Verdict, VerdictSource,
+    ApprovedBy, CallInfo, CallView, Decision, PolicyVerdict, RefusedBy, Runner, ShellEnv,
+    ShellSite, Subject, ToolKind, Verdict, VerdictSource,
 };
 use crate::policy::Action;
 use crate::tools::readonly::READ_FILE;
@@ -162,6 +162,7 @@ pub(super) fn reported_site(info: &CallInfo) -> ShellSite {
     ShellSite {
         cwd,
         hides_excluded: false,
+        env: ShellEnv::Agents,
     }
 }
 

@@ -70,8 +70,9 @@ pub struct ExternalCall {
 pub struct ExternalResult {
     /// The tool failed (or the command exited non-zero).
     pub is_error: bool,
-    /// The command's exit code, when reported.
-    pub exit_code: Option<i32>,
+    /// For a command: its exit code as the agent's payload reports it in
+    /// a field, or unknown. None for other tools.
+    pub exit_code: Option<crate::call::ExitCode>,
     /// The result text the agent's tool produced (its output).
     pub output: String,
     /// The agent cut the output it reported.

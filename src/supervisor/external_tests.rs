@@ -164,7 +164,7 @@ async fn an_approved_call_is_recorded_like_airlocks_own_and_finished_by_its_repo
             id,
             ExternalResult {
                 is_error: false,
-                exit_code: Some(0),
+                exit_code: Some(crate::call::ExitCode::Reported(0)),
                 output: output.clone(),
                 truncated: false,
                 file_sha256: None,

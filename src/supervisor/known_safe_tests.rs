@@ -201,3 +201,40 @@ async fn a_hook_command_is_judged_where_the_agent_runs_it_with_nothing_hidden() 
         assert_eq!(s.asked().len(), before + 1, "{command} in {cwd:?} is asked");
     }
 }
+
+#[tokio::test]
+async fn a_command_that_prints_the_environment_is_known_safe_only_in_airlocks_shell() {
+    let (s, _) = stage(Answer::Deny("no"));
+    let ws = std::fs::canonicalize(&s.ws).unwrap();
+    // CONTROL: in airlock's own shell (its environment filtered by
+    // `bash.env_deny`) it is known-safe and runs.
+    for command in ["printenv", "env", "printenv HOME"] {
+        let out = bash(&s, command).await;
+        assert!(!out.is_error, "{command}: {}", out.text);
+    }
+    assert_eq!(s.asked().len(), 0, "auto-approved in airlock's shell");
+    // The agent runs it with its own environment (its keys): asked.
+    for command in [
+        "printenv",
+        "env",
+        "printenv HOME",
+        "export -p",
+        "cat /proc/self/environ",
+    ] {
+        let before = s.asked().len();
+        let (_, d) = s
+            .sup
+            .decide_external(
+                &s.agent,
+                native(command, Some(&ws), command),
+                CancellationToken::new(),
+                None,
+            )
+            .await
+            .unwrap();
+        assert!(!d.is_approved(), "{command}: {d:?}");
+        assert_eq!(s.asked().len(), before + 1, "{command} is asked");
+    }
+    let why = &s.asked()[0].verdict.rule;
+    assert!(why.contains("agent's own environment"), "{why}");
+}

@@ -32,8 +32,9 @@ pub struct CallResult<'a> {
     pub proposal: Option<&'a Proposal>,
     /// For a call cancelled while it ran: why.
     pub cancelled_by: Option<CancelCause>,
-    /// For a call the agent ran: the exit code it reported.
-    pub exit_code: Option<i32>,
+    /// For a command the agent ran: the exit code it reported, or
+    /// unknown.
+    pub exit_code: Option<crate::call::ExitCode>,
     /// For a write the agent ran: the file's sha256 afterwards.
     pub file_sha256: Option<String>,
 }

@@ -21,6 +21,7 @@ mod ansi_c;
 mod braces;
 mod classify;
 mod continuation;
+mod environ;
 mod git;
 mod loaders;
 mod matcher;
@@ -39,6 +40,7 @@ use std::fmt;
 
 pub use braces::expand as brace_expand;
 pub use continuation::read_heredoc;
+pub use environ::{is_process_state, prints_process_state};
 pub use matcher::{
     Specifier, SpecifierError, allowed_by, exact_specifier, specifier_matches,
     specifier_matches_any,

@@ -10,7 +10,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::call::{AgentInfo, CallView, EditField, GrantShape, ShellSite, Subject, ToolKind};
+use crate::call::{
+    AgentInfo, CallView, EditField, GrantShape, ShellEnv, ShellSite, Subject, ToolKind,
+};
 use crate::sandbox::{Sandbox, SandboxMode};
 use crate::scope::Scope;
 use crate::tools::readonly::{args, object_schema};
@@ -325,9 +327,12 @@ impl Invocation for BashCall {
             .sandbox
             .as_ref()
             .is_some_and(|s| s.status().is_active() && s.hides_late());
+        // Its environment is the supervisor's less `bash.env_deny`, with
+        // or without the sandbox.
         Some(ShellSite {
             cwd,
             hides_excluded,
+            env: ShellEnv::Filtered,
         })
     }
 
