@@ -121,3 +121,40 @@ async fn a_supervisor_that_does_not_answer_in_time_refuses() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("closed without answering"), "{err}");
 }
+
+/// A user config directory (`XDG_CONFIG_HOME`) holding `text` as
+/// `airlock/config.toml`.
+fn user_config(env: &Env, text: &str) -> std::path::PathBuf {
+    let xdg = env.root.join("xdg");
+    std::fs::create_dir_all(xdg.join("airlock")).unwrap();
+    std::fs::write(xdg.join("airlock/config.toml"), text).unwrap();
+    xdg
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repositorys_when_absent_cannot_loosen_the_users() {
+    // The user says "deny"; a cloned repository's .airlock.toml says "ask".
+    let repo = "[hooks]\nwhen_absent = \"ask\"\n";
+    for trusted in [false, true] {
+        let env = if trusted {
+            Env::new(Some(repo))
+        } else {
+            Env::untrusted(Some(repo))
+        };
+        let xdg = user_config(&env, "[hooks]\nwhen_absent = \"deny\"\n");
+        let event = env.fixture(CLAUDE, "PreToolUse-Bash").to_string();
+        let (out, err, code) = env
+            .hook_in(
+                "claude",
+                event.as_bytes(),
+                &[],
+                &[("XDG_CONFIG_HOME", &xdg)],
+            )
+            .await;
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        // CONTROL: trusted (`airlock trust`), the repository's word holds.
+        let want = if trusted { "ask" } else { "deny" };
+        assert_eq!(decision(&v), want, "trusted: {trusted}: {v}");
+    }
+}
