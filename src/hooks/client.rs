@@ -153,7 +153,8 @@ fn absent(opts: &Options, phase: Option<Phase>, cwd: &Path) -> Answer {
             };
         }
     }
-    let workspace = cwd.to_path_buf();
+    let given = super::root::project_dir_var(opts.agent).and_then(|v| std::env::var(v).ok());
+    let workspace = super::root::workspace_of(given.as_deref(), cwd);
     let start = format!(
         "start it with `airlock --workspace {}`",
         workspace.display()

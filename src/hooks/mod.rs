@@ -32,6 +32,7 @@ mod patch_call;
 #[cfg(test)]
 mod patch_call_tests;
 pub mod results;
+pub mod root;
 pub mod wire;
 
 pub use crate::config::hooks::{HooksConfig, WhenAbsent};
