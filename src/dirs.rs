@@ -1,6 +1,6 @@
 //! Where airlock keeps things and what its files are called: the config
-//! files (user and project), audit trails and logs (data directory), the
-//! per-workspace socket (private runtime directory).
+//! files (user and project), audit trails, logs and the trust store (data
+//! directory), the per-workspace socket (private runtime directory).
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -88,6 +88,20 @@ pub fn init_record_dir(data_dir: &Path) -> PathBuf {
 pub fn init_record_path(record_dir: &Path, file: &Path) -> PathBuf {
     let digest = Sha256::digest(file.as_os_str().as_encoded_bytes());
     record_dir.join(format!("{}.json", &hex::encode(digest)[..16]))
+}
+
+/// Where the trust store (which project config files the user trusts,
+/// `airlock trust`) is kept inside the data directory: hidden from the
+/// sandboxed shell and refused to the write tools like the rest of it.
+pub fn trust_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("trust")
+}
+
+/// The trust record in `trust_dir` of the project config file `file` (its
+/// canonical path): `<digest of the path>.json`.
+pub fn trust_record_path(trust_dir: &Path, file: &Path) -> PathBuf {
+    let digest = Sha256::digest(file.as_os_str().as_encoded_bytes());
+    trust_dir.join(format!("{}.json", &hex::encode(digest)[..32]))
 }
 
 /// Where the log file goes inside the data directory.

@@ -2,7 +2,7 @@
 //!
 //! The library is layered, lowest first (ARCHITECTURE.md; checked by
 //! `cargo test --test layering`): the call vocabulary ([`call`]); the core —
-//! file names ([`dirs`]), the path scope ([`scope`]), the policy
+//! file names ([`dirs`]), replacing files safely ([`files`]), the path scope ([`scope`]), the policy
 //! ([`policy`]), the tools ([`tools`]), the audit trail ([`audit`]), the
 //! kernel sandbox ([`sandbox`]), the configuration ([`config`]); the call
 //! pipeline ([`supervisor`], built by [`session`]); the transports — MCP
@@ -19,6 +19,7 @@ pub mod call;
 pub mod config;
 pub mod demo;
 pub mod dirs;
+pub mod files;
 pub mod hooks;
 pub mod init;
 pub mod mcp;

@@ -164,6 +164,17 @@ enum Command {
     /// Print the effective configuration and which file each value came
     /// from.
     Config(SessionArgs),
+    /// Trust the project's .airlock.toml as it is now: show what in it
+    /// loosens your configuration, then apply all of it from now on (until
+    /// its content changes). Untrusted, it may only tighten.
+    Trust {
+        /// The project (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+        /// Take the trust back (and the rules saved with "always").
+        #[arg(long)]
+        revoke: bool,
+    },
     /// Relay an agent's stdio MCP connection to the running supervisor
     /// (what an agent's MCP config launches).
     Connect {
@@ -253,6 +264,7 @@ fn main() -> ExitCode {
             socket,
             timeout: timeout.map(std::time::Duration::from_secs),
             config_file: config,
+            data_dir: cli.data_dir,
         });
     }
     match run(cli) {
@@ -300,16 +312,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Config(sub)) => {
             let (workspace, global) = Resolved::new(data_dir, sub.or(&top));
-            let workspace = session::canonical_workspace(&workspace_or_cwd(workspace)?)?;
-            let loaded = airlock::config::load(&workspace, global.config.as_deref())?;
-            print!("{}", airlock::config::describe(&loaded));
-            if let Ok(url) = airlock::mcp::discovery::http_url_for(&workspace) {
-                println!("# a running supervisor serves Streamable HTTP at {url}");
-            }
-            if let Some(m) = global.mode {
-                println!("# --mode {} overrides mode for this run", m.as_str());
-            }
-            Ok(ExitCode::SUCCESS)
+            config(workspace, &global)
         }
         Some(Command::Connect {
             socket: _,
@@ -347,6 +350,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             serve(&runtime, workspace, &global, stdio, approve_all)
         }
         Some(Command::Init(args)) => init(args, top.workspace, data_dir.as_deref()),
+        Some(Command::Trust { workspace, revoke }) => {
+            let workspace = workspace_or_cwd(workspace.or(top.workspace))?;
+            trust(&workspace, data_dir.as_deref(), revoke)
+        }
         Some(Command::Demo(run)) => {
             let sub = SessionArgs {
                 workspace: None,
@@ -481,6 +488,67 @@ fn init(
     let report = airlock::init::run(&opts)?;
     // A closed stdout (`| head`) is not an error worth a panic.
     let _ = write!(std::io::stdout().lock(), "{report}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `airlock config`: the effective configuration, where each value came
+/// from, and whether the project's file is trusted.
+fn config(workspace: Option<PathBuf>, global: &Resolved) -> anyhow::Result<ExitCode> {
+    let workspace = session::canonical_workspace(&workspace_or_cwd(workspace)?)?;
+    let trust =
+        airlock::config::TrustStore::new(&airlock::dirs::data_dir(global.data_dir.as_deref()));
+    let loaded = airlock::config::load(&workspace, global.config.as_deref(), &trust)?;
+    print!("{}", airlock::config::describe(&loaded));
+    if let Ok(url) = airlock::mcp::discovery::http_url_for(&workspace) {
+        println!("# a running supervisor serves Streamable HTTP at {url}");
+    }
+    if let Some(m) = global.mode {
+        println!("# --mode {} overrides mode for this run", m.as_str());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `airlock trust [--revoke]`: show what the project file loosens, then
+/// record the content shown as trusted (or forget it).
+fn trust(
+    workspace: &std::path::Path,
+    data_dir: Option<&std::path::Path>,
+    revoke: bool,
+) -> anyhow::Result<ExitCode> {
+    let workspace = session::canonical_workspace(workspace)?;
+    let store = airlock::config::TrustStore::new(&airlock::dirs::data_dir(data_dir));
+    let file = airlock::dirs::PROJECT_CONFIG;
+    let Some((path, text, canonical)) = airlock::config::project_file(&workspace)? else {
+        anyhow::bail!("no {file} in {}", workspace.display());
+    };
+    let mut out = std::io::stdout().lock();
+    if revoke {
+        let had = store
+            .revoke(&canonical)
+            .with_context(|| format!("cannot update the trust store for {}", path.display()))?;
+        let said = if had {
+            "is no longer trusted: it may only tighten your configuration"
+        } else {
+            "was not trusted"
+        };
+        let _ = writeln!(out, "{} {said}", canonical.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    // What is shown is what is recorded: one read of the file.
+    let ignored = airlock::config::loosening(&workspace, &text)?;
+    let sha = airlock::config::trust::digest(&text);
+    let _ = write!(
+        out,
+        "{}",
+        airlock::config::describe_loosening(&canonical, &sha, &ignored)
+    );
+    store
+        .trust(&canonical, &text)
+        .with_context(|| format!("cannot update the trust store for {}", path.display()))?;
+    let _ = writeln!(
+        out,
+        "trusted: airlock applies all of it until its content changes (`airlock trust --revoke` takes it back)"
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -110,10 +110,16 @@ pub fn start_with(
     confirmer: Arc<dyn Confirmer>,
 ) -> Result<Session, SessionError> {
     let workspace = canonical_workspace(&opts.workspace)?;
-    let loaded = config::load_with(&workspace, opts.config_file.as_deref(), opts.user_config)?;
+    let data_dir = crate::dirs::data_dir(opts.data_dir.as_deref());
+    let trust = config::TrustStore::new(&data_dir);
+    let loaded = config::load_with(
+        &workspace,
+        opts.config_file.as_deref(),
+        opts.user_config,
+        &trust,
+    )?;
     let cfg = &loaded.config;
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    let data_dir = crate::dirs::data_dir(opts.data_dir.as_deref());
     // The tools never read or write what the shell cannot see: deny_read
     // and airlock's own data (refused like excluded names).
     let scope = Scope::new(&workspace, &cfg.scope.extra_roots, &cfg.scope.excluded)?
@@ -181,6 +187,7 @@ pub fn start_with(
             .collect(),
         sandbox: Some(Box::new(sandbox.status().clone())),
     })?;
+    say_untrusted(&loaded, &audit)?;
     let audit_path = audit.path().to_path_buf();
     let supervisor = Supervisor::new(SupervisorParts {
         scope,
@@ -190,7 +197,8 @@ pub fn start_with(
             loaded.rules.clone(),
             &workspace,
             cfg.bash.auto_approve_read_only,
-        ),
+        )
+        .with_save_observer(Arc::new(config::TrustKeeper::new(trust))),
         confirmer,
         audit,
         limits: cfg.limits.clone(),
@@ -206,6 +214,29 @@ pub fn start_with(
         workspace,
         sandbox: sandbox.status().clone(),
     })
+}
+
+/// Say at start-up what an untrusted project file loosens and was
+/// ignored: in the log and in one record of the trail.
+fn say_untrusted(loaded: &LoadedConfig, audit: &AuditLog) -> Result<(), SessionError> {
+    let Some(p) = &loaded.project else {
+        return Ok(());
+    };
+    let Some(notice) = p.notice() else {
+        return Ok(());
+    };
+    let ignored: Vec<String> = p.ignored.iter().map(ToString::to_string).collect();
+    tracing::warn!(
+        file = %p.path.display(),
+        ignored = %ignored.join("; "),
+        "{notice}: run `airlock trust` in the workspace to apply them"
+    );
+    audit.append(&AuditEvent::ConfigUntrusted {
+        file: p.path.display().to_string(),
+        sha256: p.sha256.clone(),
+        ignored,
+    })?;
+    Ok(())
 }
 
 /// Say at start-up what the sandbox enforces; loudly when it is less than

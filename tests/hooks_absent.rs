@@ -121,3 +121,84 @@ async fn a_supervisor_that_does_not_answer_in_time_refuses() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("closed without answering"), "{err}");
 }
+
+/// A user config directory (`XDG_CONFIG_HOME`) holding `text` as
+/// `airlock/config.toml`.
+fn user_config(env: &Env, text: &str) -> std::path::PathBuf {
+    let xdg = env.root.join("xdg");
+    std::fs::create_dir_all(xdg.join("airlock")).unwrap();
+    std::fs::write(xdg.join("airlock/config.toml"), text).unwrap();
+    xdg
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repositorys_when_absent_cannot_loosen_the_users() {
+    // The user says "deny"; a cloned repository's .airlock.toml says "ask".
+    let repo = "[hooks]\nwhen_absent = \"ask\"\n";
+    for trusted in [false, true] {
+        let env = if trusted {
+            Env::new(Some(repo))
+        } else {
+            Env::untrusted(Some(repo))
+        };
+        let xdg = user_config(&env, "[hooks]\nwhen_absent = \"deny\"\n");
+        let event = env.fixture(CLAUDE, "PreToolUse-Bash").to_string();
+        let (out, err, code) = env
+            .hook_in(
+                "claude",
+                event.as_bytes(),
+                &[],
+                &[("XDG_CONFIG_HOME", &xdg)],
+            )
+            .await;
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        // CONTROL: trusted (`airlock trust`), the repository's word holds.
+        let want = if trusted { "ask" } else { "deny" };
+        assert_eq!(decision(&v), want, "trusted: {trusted}: {v}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_absent_is_the_project_roots_not_the_shells_directory() {
+    // The project's root says "deny"; the agent's shell has moved to a
+    // directory below it, which has no .airlock.toml of its own.
+    let env = Env::untrusted(Some("[hooks]\nwhen_absent = \"deny\"\n"));
+    let sub = env.ws.join("src");
+    let mut event = env.fixture(CLAUDE, "PreToolUse-Bash");
+    event["cwd"] = json!(sub.to_str().unwrap());
+    let event = event.to_string();
+    // Claude Code tells its hooks the project directory.
+    let (out, err, _) = env
+        .hook_in(
+            "claude",
+            event.as_bytes(),
+            &[],
+            &[("CLAUDE_PROJECT_DIR", &env.ws)],
+        )
+        .await;
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    assert_eq!(decision(&v), "deny", "{v}");
+    assert!(
+        reason(&v).contains(&format!("airlock --workspace {}", env.ws.display())),
+        "{v}"
+    );
+    // Gemini CLI too (its event has the same cwd field).
+    let mut g = env.fixture(GEMINI, "BeforeTool-run_shell_command");
+    g["cwd"] = json!(sub.to_str().unwrap());
+    let (out, _, _) = env
+        .hook_in(
+            "gemini",
+            g.to_string().as_bytes(),
+            &[],
+            &[("GEMINI_PROJECT_DIR", &env.ws)],
+        )
+        .await;
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["decision"], "deny", "{v}");
+    // CONTROL: with only the shell's directory to go by (what the hook
+    // read before), the subdirectory's (absent) file decides: "ask".
+    let (out, _, _) = env.hook_in("claude", event.as_bytes(), &[], &[]).await;
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(decision(&v), "ask", "{v}");
+}

@@ -24,7 +24,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "core",
         &[
-            "dirs", "scope", "policy", "tools", "audit", "sandbox", "config",
+            "dirs", "files", "scope", "policy", "tools", "audit", "sandbox", "config",
         ],
     ),
     ("supervisor", &["supervisor", "session"]),

@@ -10,10 +10,12 @@
 //! as a plain path rule allows writes to other files.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use airlock::call::{
     AgentInfo, CallInfo, CallView, GrantShape, Runner, Subject, ToolKind, Verdict,
 };
+use airlock::config::{TrustKeeper, TrustStore};
 use airlock::policy::{Action, Mode, Policy, Rule};
 use airlock::tui::prompt::choices;
 
@@ -52,9 +54,21 @@ fn write_verdict(p: &Policy, path: &Path) -> Verdict {
     p.evaluate("write_file", ToolKind::Write, &subject).verdict
 }
 
+/// The trust store of the test's data directory (inside `ws`).
+fn store(ws: &Path) -> TrustStore {
+    TrustStore::new(&ws.join(".test-data"))
+}
+
+/// A session's policy for `ws`: what "always" saves is kept in the trust
+/// store, as `session::start` wires it.
+fn saving(ws: &Path) -> Policy {
+    Policy::with_rules(Mode::Default, Vec::new(), ws, false)
+        .with_save_observer(Arc::new(TrustKeeper::new(store(ws))))
+}
+
 /// The rules of `ws`'s `.airlock.toml` as a fresh session reads them.
 fn reloaded(ws: &Path) -> Policy {
-    let loaded = airlock::config::load_with(ws, None, false).unwrap();
+    let loaded = airlock::config::load_with(ws, None, false, &store(ws)).unwrap();
     Policy::with_rules(Mode::Default, loaded.rules, ws, false)
 }
 
@@ -85,7 +99,7 @@ fn always_this_exact_command_matches_it_only() {
         let shown = &c[0].rules;
         assert_eq!(c[0].label, "this exact command");
         assert_eq!(shown.len(), 1);
-        let policy = Policy::with_rules(Mode::Default, Vec::new(), ws, false);
+        let policy = saving(ws);
         let saved = policy.always(Action::Allow, &shown[0]).unwrap();
         // The prompt shows exactly the rule it saves, and the file holds it.
         assert_eq!(&saved.text(), &shown[0]);
@@ -121,7 +135,7 @@ fn always_this_file_matches_it_only() {
         let ws = std::fs::canonicalize(dir.path()).unwrap();
         let path = ws.join(name);
         let c = choices(&call(airlock::tools::write::grant(path.clone(), name)));
-        let policy = Policy::with_rules(Mode::Default, Vec::new(), &ws, false);
+        let policy = saving(&ws);
         for rule in &c[0].rules {
             policy.always(Action::Allow, rule).unwrap();
         }

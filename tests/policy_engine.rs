@@ -480,13 +480,14 @@ fn invalid_rule_is_a_config_error_with_file_and_line() {
         "mode = \"default\"\n\ndeny = [\n  \"bash(rm *\",\n]\n",
     )
     .unwrap();
-    let e = airlock::config::load(dir.path(), None)
+    let store = airlock::config::TrustStore::new(&dir.path().join("data"));
+    let e = airlock::config::load(dir.path(), None, &store)
         .unwrap_err()
         .to_string();
     assert!(e.contains(".airlock.toml:4"), "{e}");
     assert!(e.contains("bash(rm *"), "{e}");
     std::fs::write(dir.path().join(".airlock.toml"), "mode = \"yolo\"\n").unwrap();
-    let e = airlock::config::load(dir.path(), None)
+    let e = airlock::config::load(dir.path(), None, &store)
         .unwrap_err()
         .to_string();
     assert!(e.contains(".airlock.toml:1") && e.contains("yolo"), "{e}");
@@ -506,7 +507,13 @@ fn rule_lists_are_combined_across_files_with_their_sources() {
         "allow = [\"bash(npm test)\"]\ndeny = [\"write_file(dist/**)\"]\n",
     )
     .unwrap();
-    let loaded = airlock::config::load(dir.path(), Some(&extra)).unwrap();
+    // The project file is the test's own: trusted, as `airlock trust` does.
+    let store = airlock::config::TrustStore::new(&dir.path().join("data"));
+    let project = std::fs::canonicalize(dir.path().join(".airlock.toml")).unwrap();
+    store
+        .trust(&project, "allow = [\"bash(make *)\"]\n")
+        .unwrap();
+    let loaded = airlock::config::load(dir.path(), Some(&extra), &store).unwrap();
     let texts: Vec<(String, bool)> = loaded
         .rules
         .iter()

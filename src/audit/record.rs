@@ -144,6 +144,18 @@ pub enum AuditEvent {
         /// The file it was written to.
         file: String,
     },
+    /// The project's `.airlock.toml` is not trusted (`airlock trust`) and
+    /// loosens the configuration: what in it was ignored. Written once,
+    /// right after `session_start`.
+    ConfigUntrusted {
+        /// The file (canonical).
+        file: String,
+        /// Hex SHA-256 of the content read.
+        sha256: String,
+        /// Each setting left out and why: `mode = "trust-edits" (looser
+        /// than "read-only")`.
+        ignored: Vec<String>,
+    },
     /// The supervisor session ended cleanly.
     SessionEnd {
         /// Why (`shutdown`, `stdin closed` …).
@@ -165,6 +177,7 @@ impl AuditEvent {
             Self::GrantAdded { .. } => "grant_added",
             Self::GrantRevoked { .. } => "grant_revoked",
             Self::RuleSaved { .. } => "rule_saved",
+            Self::ConfigUntrusted { .. } => "config_untrusted",
             Self::SessionEnd { .. } => "session_end",
         }
     }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::LoadedConfig;
+use super::{Ignored, LoadedConfig};
 
 /// Render the effective configuration, one `key = value` per line, each
 /// with the file that set it; rules list their files one by one.
@@ -12,6 +12,32 @@ pub fn describe(loaded: &LoadedConfig) -> String {
     let _ = writeln!(out, "# files read, later ones override earlier ones:");
     for s in &loaded.sources {
         let _ = writeln!(out, "#   {}", s.path.display());
+    }
+    if let Some(p) = &loaded.project {
+        let file = p.path.display();
+        if p.trusted {
+            let _ = writeln!(
+                out,
+                "# {file} is trusted (airlock trust): all of it applies"
+            );
+        } else if p.ignored.is_empty() {
+            let _ = writeln!(
+                out,
+                "# {file} is not trusted; it only tightens, so all of it applies"
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "# {file} is NOT trusted: what in it loosens your configuration is ignored:"
+            );
+            for i in &p.ignored {
+                let _ = writeln!(out, "#   {i}");
+            }
+            let _ = writeln!(
+                out,
+                "# `airlock trust` shows the file's loosening again and applies it"
+            );
+        }
     }
     let effective = toml::Value::try_from(&loaded.config)
         .unwrap_or(toml::Value::Table(toml::map::Map::default()));
@@ -89,4 +115,26 @@ fn source_of(loaded: &LoadedConfig, key: &str) -> String {
         }
     }
     "built-in".to_string()
+}
+
+/// What `airlock trust` says about `file` before it records it: what in it
+/// loosens the user's configuration (and so applies only once trusted).
+pub fn describe_loosening(file: &std::path::Path, sha256: &str, ignored: &[Ignored]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} (sha256 {sha256})", file.display());
+    if ignored.is_empty() {
+        let _ = writeln!(
+            out,
+            "  loosens nothing in your configuration: it applies untrusted too"
+        );
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "  loosens your configuration, applied only while you trust this content:"
+    );
+    for i in ignored {
+        let _ = writeln!(out, "    {i}");
+    }
+    out
 }

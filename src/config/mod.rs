@@ -1,5 +1,9 @@
 //! Configuration: the embedded defaults, then the user file, the project's
 //! `.airlock.toml`, then `--config FILE`; later files override earlier ones.
+//! The project file can come with a cloned repository (or be written by an
+//! agent before airlock started), so unless the user trusts its content
+//! (`trust`, `airlock trust`) it may only tighten: what loosens, by each
+//! key's class (`classes`), is left out and said (`restrict`).
 //!
 //! This module only assembles: each subsystem owns its section (`[bash]`
 //! is [`BashConfig`] in the bash tool, `[scope]` is [`ScopeConfig`] in the
@@ -17,11 +21,18 @@ use crate::sandbox::SandboxConfig;
 use crate::scope::ScopeConfig;
 use crate::tools::bash::BashConfig;
 use crate::tools::{Limits, ToolsConfig};
+pub use project::{ProjectFile, project_file};
+pub use restrict::Ignored;
+pub use trust::{TrustKeeper, TrustRecord, TrustStore};
 
+pub mod classes;
 mod describe;
 pub mod hooks;
 pub mod http;
-pub use describe::describe;
+mod project;
+mod restrict;
+pub mod trust;
+pub use describe::{describe, describe_loosening};
 
 /// The built-in defaults, embedded from `assets/default-config.toml`.
 pub const DEFAULT_CONFIG: &str = include_str!("../../assets/default-config.toml");
@@ -96,7 +107,9 @@ pub struct LoadedConfig {
     pub sources: Vec<ConfigSource>,
     /// Every rule of every file, with its file.
     pub rules: Vec<Rule>,
-    /// Each file's own table, in order (for `airlock config`).
+    /// The project's `.airlock.toml`, if there is one.
+    pub project: Option<ProjectFile>,
+    /// Each file's own table as applied, in order (for `airlock config`).
     layers: Vec<(String, toml::Table)>,
 }
 
@@ -108,10 +121,32 @@ impl LoadedConfig {
     }
 }
 
+/// Who wrote a layer, and so what it may change.
+#[derive(Debug, Clone)]
+enum Authority {
+    /// The user's own file or `--config FILE`: anything.
+    User,
+    /// The project's file: anything when the record trusts its content,
+    /// else only what tightens (and the allow rules the record keeps).
+    Project(TrustRecord),
+}
+
+/// One file to read, with its authority.
+struct Layer {
+    path: PathBuf,
+    text: String,
+    authority: Authority,
+}
+
 /// Load defaults, the user file, `workspace/.airlock.toml` and `explicit`,
-/// each checked on its own (so an error names its file and line).
-pub fn load(workspace: &Path, explicit: Option<&Path>) -> Result<LoadedConfig, ConfigError> {
-    load_with(workspace, explicit, true)
+/// each checked on its own (so an error names its file and line); the
+/// project file is judged by `trust`.
+pub fn load(
+    workspace: &Path,
+    explicit: Option<&Path>,
+    trust: &TrustStore,
+) -> Result<LoadedConfig, ConfigError> {
+    load_with(workspace, explicit, true, trust)
 }
 
 /// [`load`], reading the user file only when `user_config` is true (and
@@ -120,7 +155,87 @@ pub fn load_with(
     workspace: &Path,
     explicit: Option<&Path>,
     user_config: bool,
+    trust: &TrustStore,
 ) -> Result<LoadedConfig, ConfigError> {
+    let user = match user_file(user_config) {
+        Some(p) => Some(read(&p, Authority::User)?),
+        None => None,
+    };
+    load_from(user, workspace, explicit, trust)
+}
+
+/// [`load_with`] with the user's layer already read.
+fn load_from(
+    user: Option<Layer>,
+    workspace: &Path,
+    explicit: Option<&Path>,
+    trust: &TrustStore,
+) -> Result<LoadedConfig, ConfigError> {
+    let mut files: Vec<Layer> = user.into_iter().collect();
+    if let Some((path, text, canonical)) = project_file(workspace)? {
+        let record = trust.get(&canonical);
+        files.push(Layer {
+            path,
+            text,
+            authority: Authority::Project(record),
+        });
+    }
+    if let Some(p) = explicit {
+        files.push(read(p, Authority::User)?);
+    }
+    assemble(files)
+}
+
+/// What the project file of `workspace` with content `text` loosens
+/// against the defaults and the user's file (for `airlock trust`, before
+/// it records the file): everything an untrusted copy would ignore.
+pub fn loosening(workspace: &Path, text: &str) -> Result<Vec<Ignored>, ConfigError> {
+    let user = match user_file(true) {
+        Some(p) => Some(read(&p, Authority::User)?),
+        None => None,
+    };
+    loosening_from(user, workspace, text)
+}
+
+fn loosening_from(
+    user: Option<Layer>,
+    workspace: &Path,
+    text: &str,
+) -> Result<Vec<Ignored>, ConfigError> {
+    let mut files: Vec<Layer> = user.into_iter().collect();
+    files.push(Layer {
+        path: workspace.join(PROJECT_CONFIG),
+        text: text.to_string(),
+        authority: Authority::Project(TrustRecord::default()),
+    });
+    Ok(assemble(files)?
+        .project
+        .map(|p| p.ignored)
+        .unwrap_or_default())
+}
+
+/// The user's own config file, when it is read and exists.
+fn user_file(user_config: bool) -> Option<PathBuf> {
+    if !user_config || std::env::var_os("AIRLOCK_NO_USER_CONFIG").is_some() {
+        return None;
+    }
+    user_config_path().filter(|p| p.is_file())
+}
+
+fn read(path: &Path, authority: Authority) -> Result<Layer, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(Layer {
+        path: path.to_path_buf(),
+        text,
+        authority,
+    })
+}
+
+/// The defaults, then each file in order.
+fn assemble(files: Vec<Layer>) -> Result<LoadedConfig, ConfigError> {
     let defaults = parse_layer(Path::new("built-in defaults"), DEFAULT_CONFIG)?;
     let mut rules = rules_of(Path::new("built-in"), DEFAULT_CONFIG, &defaults)?;
     let mut layers = vec![("built-in".to_string(), defaults.clone())];
@@ -128,42 +243,58 @@ pub fn load_with(
     let mut sources = vec![ConfigSource {
         path: PathBuf::from("built-in"),
     }];
-    let mut files: Vec<PathBuf> = Vec::new();
-    if user_config
-        && std::env::var_os("AIRLOCK_NO_USER_CONFIG").is_none()
-        && let Some(p) = user_config_path()
-        && p.is_file()
+    let mut project = None;
+    for Layer {
+        path,
+        text,
+        authority,
+    } in files
     {
-        files.push(p);
-    }
-    let project = workspace.join(PROJECT_CONFIG);
-    if project.is_file() {
-        files.push(project);
-    }
-    if let Some(p) = explicit {
-        files.push(p.to_path_buf());
-    }
-    for path in files {
-        let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
-            path: path.clone(),
-            source,
-        })?;
         let layer = parse_layer(&path, &text)?;
-        rules.extend(rules_of(&path, &text, &layer)?);
+        // Every rule is checked, also those an untrusted file may not add.
+        let mut file_rules = rules_of(&path, &text, &layer)?;
+        let layer = match authority {
+            Authority::User => layer,
+            Authority::Project(record) => {
+                let (applied, file) =
+                    project::judge(&path, &text, layer, &record, &merged, &rules)?;
+                file_rules = rules_of(&path, &text, &applied)?;
+                project = Some(file);
+                applied
+            }
+        };
+        rules.extend(file_rules);
         layers.push((path.display().to_string(), layer.clone()));
         merge(&mut merged, layer);
         sources.push(ConfigSource { path });
     }
-    let config: Config = Config::deserialize(merged).map_err(|e| ConfigError::Parse {
-        path: PathBuf::from("merged configuration"),
-        line: String::new(),
-        message: e.to_string(),
-    })?;
+    let config = typed(merged)?;
     Ok(LoadedConfig {
         config,
         sources,
         rules,
+        project,
         layers,
+    })
+}
+
+/// The merged tables as a [`Config`].
+fn typed(merged: toml::Table) -> Result<Config, ConfigError> {
+    Config::deserialize(merged).map_err(|e| ConfigError::Parse {
+        path: PathBuf::from("merged configuration"),
+        line: String::new(),
+        message: e.to_string(),
+    })
+}
+
+/// The configuration so far, every key with its value (what a project
+/// file's values are judged against).
+fn effective(merged: &toml::Table) -> Result<toml::Table, ConfigError> {
+    let config = typed(merged.clone())?;
+    toml::Table::try_from(&config).map_err(|e| ConfigError::Parse {
+        path: PathBuf::from("merged configuration"),
+        line: String::new(),
+        message: e.to_string(),
     })
 }
 
@@ -253,7 +384,8 @@ mod tests {
     #[test]
     fn defaults_parse() {
         let dir = tempfile::tempdir().unwrap();
-        let c = load(dir.path(), None).unwrap().config;
+        let store = TrustStore::new(&dir.path().join("data"));
+        let c = load_with(dir.path(), None, false, &store).unwrap().config;
         assert_eq!(c.limits, Limits::default());
         assert_eq!(c.scope.excluded.len(), crate::scope::DEFAULT_EXCLUDED.len());
         assert!(c.tools.enabled.is_none());
@@ -267,18 +399,24 @@ mod tests {
             "[limits]\ntimeout_secs = 3\n",
         )
         .unwrap();
-        let c = load(dir.path(), None).unwrap().config;
+        let store = TrustStore::new(&dir.path().join("data"));
+        let load = |explicit: Option<&Path>| load_with(dir.path(), explicit, false, &store);
+        let c = load(None).unwrap().config;
         assert_eq!(c.limits.timeout_secs, 3);
         assert_eq!(c.limits.max_entries, 10_000);
 
         let bad = dir.path().join("bad.toml");
         std::fs::write(&bad, "[limits]\n\nbogus_key = 1\n").unwrap();
-        let e = load(dir.path(), Some(&bad)).unwrap_err().to_string();
+        let e = load(Some(&bad)).unwrap_err().to_string();
         assert!(e.contains("bad.toml:3"), "{e}");
         assert!(e.contains("bogus_key"), "{e}");
 
         std::fs::write(&bad, "[limits]\ntimeout_secs = \"ten\"\n").unwrap();
-        let e = load(dir.path(), Some(&bad)).unwrap_err().to_string();
+        let e = load(Some(&bad)).unwrap_err().to_string();
         assert!(e.contains("bad.toml:2"), "{e}");
     }
 }
+
+#[cfg(test)]
+#[path = "load_tests.rs"]
+mod load_tests;

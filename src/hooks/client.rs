@@ -28,6 +28,9 @@ pub struct Options {
     pub timeout: Option<Duration>,
     /// `--config FILE`, read only when no supervisor answers.
     pub config_file: Option<PathBuf>,
+    /// `--data-dir` (its trust store says whether the project's
+    /// `.airlock.toml` may loosen `when_absent`).
+    pub data_dir: Option<PathBuf>,
 }
 
 /// Handle one event read from `input`: what to print and the exit code.
@@ -150,18 +153,23 @@ fn absent(opts: &Options, phase: Option<Phase>, cwd: &Path) -> Answer {
             };
         }
     }
-    let start = format!("start it with `airlock --workspace {}`", cwd.display());
-    match when_absent(cwd, opts.config_file.as_deref()) {
+    let given = super::root::project_dir_var(opts.agent).and_then(|v| std::env::var(v).ok());
+    let workspace = super::root::workspace_of(given.as_deref(), cwd);
+    let start = format!(
+        "start it with `airlock --workspace {}`",
+        workspace.display()
+    );
+    match when_absent(&workspace, opts) {
         Ok(WhenAbsent::Ask) => Answer::Ask {
             note: format!(
                 "airlock is not running for {}, so it did not check this call; {start}",
-                cwd.display()
+                workspace.display()
             ),
         },
         Ok(WhenAbsent::Deny) => Answer::Deny {
             reason: format!(
                 "airlock is not running for {} and hooks.when_absent is \"deny\", so the call was not run; {start}, then try again",
-                cwd.display()
+                workspace.display()
             ),
         },
         Err(e) => Answer::Deny {
@@ -172,15 +180,18 @@ fn absent(opts: &Options, phase: Option<Phase>, cwd: &Path) -> Answer {
     }
 }
 
-/// `[hooks] when_absent` from the configuration of `workspace`.
-fn when_absent(
-    workspace: &Path,
-    explicit: Option<&Path>,
-) -> Result<WhenAbsent, crate::config::ConfigError> {
-    Ok(crate::config::load(workspace, explicit)?
-        .config
-        .hooks
-        .when_absent)
+/// `[hooks] when_absent` from the configuration of `workspace`, read as
+/// the supervisor reads it: a project file the user has not trusted may
+/// make it stricter, never looser.
+fn when_absent(workspace: &Path, opts: &Options) -> Result<WhenAbsent, crate::config::ConfigError> {
+    let data = crate::dirs::data_dir(opts.data_dir.as_deref());
+    let trust = crate::config::TrustStore::new(&data);
+    Ok(
+        crate::config::load(workspace, opts.config_file.as_deref(), &trust)?
+            .config
+            .hooks
+            .when_absent,
+    )
 }
 
 /// Connect to a hook socket that is ours: a socket owned by this user in a

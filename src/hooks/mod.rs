@@ -41,6 +41,7 @@ pub mod search;
 pub mod search_filter;
 #[cfg(test)]
 mod search_tests;
+pub mod root;
 pub mod wire;
 
 pub use crate::config::hooks::{HooksConfig, WhenAbsent};

@@ -1,10 +1,10 @@
 //! Reading and writing configuration files safely: a backup beside the file,
-//! an atomic replace (temporary file in the same directory, fsync, rename,
-//! fsync of the directory), the file's permissions kept, and a symlinked
-//! file (dotfile managers) written through to its target.
+//! an atomic replace ([`crate::files::replace`]: temporary file in the same
+//! directory, fsync, rename, fsync of the directory), the file's
+//! permissions kept, and a symlinked file (dotfile managers) written
+//! through to its target.
 
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::InitError;
@@ -33,7 +33,7 @@ pub fn read(path: &Path) -> Result<Option<String>, InitError> {
 /// existing file is first copied to `<path>.airlock-backup` (same
 /// permissions); the backup's path is returned. A new file gets mode 0600.
 pub fn write(path: &Path, text: &str, backup: bool) -> Result<Option<PathBuf>, InitError> {
-    let target = resolve_symlink(path);
+    let target = crate::files::link_target(path).unwrap_or_else(|| path.to_path_buf());
     let io = |p: &Path| {
         let p = p.to_path_buf();
         move |source| InitError::Io { path: p, source }
@@ -52,21 +52,7 @@ pub fn write(path: &Path, text: &str, backup: bool) -> Result<Option<PathBuf>, I
         (true, Some(mode)) => Some(write_backup(&target, mode)?),
         _ => None,
     };
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.airlock-tmp-{}", std::process::id()));
-    let result = write_new(&tmp, text.as_bytes(), mode.unwrap_or(0o600))
-        .and_then(|()| std::fs::rename(&tmp, &target));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(&target)(e));
-    }
-    // The rename is durable once the directory is synced.
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
+    crate::files::replace(&target, text.as_bytes(), 0o600).map_err(io(&target))?;
     Ok(saved)
 }
 
@@ -92,36 +78,11 @@ fn write_backup(target: &Path, mode: u32) -> Result<PathBuf, InitError> {
         target.file_name().unwrap_or_default().to_string_lossy(),
         std::process::id()
     )));
-    write_new(&tmp, &bytes, mode)
+    crate::files::write_new(&tmp, &bytes, mode)
         .and_then(|()| std::fs::rename(&tmp, &backup))
         .map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
             io(e)
         })?;
     Ok(backup)
-}
-
-/// Create `path` (which must not exist) with `mode`, write, fsync.
-fn write_new(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
-    let _ = std::fs::remove_file(path);
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(path)?;
-    // The umask may have narrowed the mode: set it exactly.
-    f.set_permissions(std::fs::Permissions::from_mode(mode))?;
-    f.write_all(bytes)?;
-    f.sync_all()
-}
-
-/// A symlink's final target (the file is written there, the link kept);
-/// anything else as it is.
-fn resolve_symlink(path: &Path) -> PathBuf {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-        }
-        _ => path.to_path_buf(),
-    }
 }

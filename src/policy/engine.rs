@@ -7,7 +7,7 @@ use std::sync::{Arc, RwLock};
 
 use super::grants::{Grant, GrantScope, Grants};
 use super::paths::PathPattern;
-use super::persist::{self, PersistError};
+use super::persist::{self, PersistError, SaveObserver};
 use super::reach::{Reach, ReachCheck};
 use super::rule::{Action, Rule};
 use super::{Mode, guardrails, shell};
@@ -25,6 +25,8 @@ pub struct Policy {
     auto_approve_read_only: bool,
     /// What known-safe commands may reach.
     reach: Arc<Reach>,
+    /// Told about each "always" save (the trust store).
+    on_save: Option<Arc<dyn SaveObserver>>,
 }
 
 impl Default for Policy {
@@ -63,7 +65,15 @@ impl Policy {
             project_config: workspace.join(crate::dirs::PROJECT_CONFIG),
             auto_approve_read_only,
             reach: Arc::new(Reach::new(workspace)),
+            on_save: None,
         }
+    }
+
+    /// Tell `observer` about each "always" save, under the file's lock.
+    #[must_use]
+    pub fn with_save_observer(mut self, observer: Arc<dyn SaveObserver>) -> Self {
+        self.on_save = Some(observer);
+        self
     }
 
     /// Known-safe commands must not name excluded files (`cat .env`); for
@@ -115,7 +125,12 @@ impl Policy {
             path: source.clone(),
             message: e.to_string(),
         })?;
-        persist::append_rule(&self.project_config, action, &rule.text())?;
+        persist::append_rule_with(
+            &self.project_config,
+            action,
+            &rule.text(),
+            self.on_save.as_deref(),
+        )?;
         let mut rules = self
             .rules
             .write()

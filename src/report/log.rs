@@ -331,6 +331,10 @@ pub fn event_line(e: &SessionEvent) -> Text {
         Some(AuditEvent::RuleSaved { action, rule, file }) => {
             format!("you saved the rule {} {rule} to {file}", action.as_str())
         }
+        Some(AuditEvent::ConfigUntrusted { file, ignored, .. }) => format!(
+            "{file} is not trusted; ignored what loosens: {}",
+            ignored.join("; ")
+        ),
         Some(other) => generic(other),
         None => format!("{} (a record type this airlock does not know)", e.kind()),
     };

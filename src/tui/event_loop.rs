@@ -87,6 +87,11 @@ impl Attached {
             audit: session.audit_path.clone(),
             label: opts.label,
             sandbox: Some((status.summary.clone(), status.state)),
+            config: session
+                .config
+                .project
+                .as_ref()
+                .and_then(crate::config::ProjectFile::notice),
         };
         let secs = session.config.config.approval_timeout_secs;
         Self {

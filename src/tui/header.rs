@@ -15,4 +15,7 @@ pub struct Header {
     pub label: Option<String>,
     /// The bash sandbox in force: its status line and state.
     pub sandbox: Option<(String, crate::sandbox::SandboxState)>,
+    /// What the configuration ignored, when the project's `.airlock.toml`
+    /// is not trusted and loosens it (`ProjectFile::notice`).
+    pub config: Option<String>,
 }

@@ -130,6 +130,13 @@ fn summary(event: &AuditEvent) -> (String, Tone) {
             format!("saved rule {} {rule} to {file}", action.as_str()),
             Tone::Grant,
         ),
+        AuditEvent::ConfigUntrusted { file, ignored, .. } => (
+            format!(
+                "{file} is not trusted; ignored what loosens: {}",
+                ignored.join("; ")
+            ),
+            Tone::Refused,
+        ),
     }
 }
 

@@ -83,8 +83,22 @@ fn write_workspace(ws: &Path) {
 
 impl Env {
     /// A workspace with `project_config` as its `.airlock.toml` (if any),
-    /// no supervisor yet.
+    /// trusted as `airlock trust` records it (the test wrote it), no
+    /// supervisor yet.
     pub fn new(project_config: Option<&str>) -> Self {
+        let env = Self::untrusted(project_config);
+        if let Some(cfg) = project_config {
+            let file = std::fs::canonicalize(env.ws.join(".airlock.toml")).unwrap();
+            airlock::config::TrustStore::new(&env.data)
+                .trust(&file, cfg)
+                .unwrap();
+        }
+        env
+    }
+
+    /// [`Env::new`] with the project file left untrusted (as a cloned
+    /// repository's is).
+    pub fn untrusted(project_config: Option<&str>) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let ws = root.join("ws");
@@ -158,19 +172,39 @@ impl Env {
         stdin: &[u8],
         extra: &[&str],
     ) -> (String, String, i32) {
+        self.hook_in(agent, stdin, extra, &[]).await
+    }
+
+    /// [`Env::hook_with`] with environment variables set. Without
+    /// `XDG_CONFIG_HOME` among them, the user's own config is kept out.
+    pub async fn hook_in(
+        &self,
+        agent: &str,
+        stdin: &[u8],
+        extra: &[&str],
+        vars: &[(&str, &Path)],
+    ) -> (String, String, i32) {
         use tokio::io::AsyncWriteExt;
         let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_airlock"));
-        c.arg("hook")
-            .arg(agent)
-            .args(extra)
-            .env("AIRLOCK_NO_USER_CONFIG", "1")
-            .env("AIRLOCK_RUNTIME_DIR", &self.runtime)
+        c.arg("hook").arg(agent).args(extra);
+        c.env("AIRLOCK_RUNTIME_DIR", &self.runtime)
+            .env("AIRLOCK_DATA_DIR", &self.data)
             .env_remove("AIRLOCK_SOCKET")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("GEMINI_PROJECT_DIR")
             .current_dir(&self.ws)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
+        if vars.iter().any(|(k, _)| *k == "XDG_CONFIG_HOME") {
+            c.env_remove("AIRLOCK_NO_USER_CONFIG");
+        } else {
+            c.env("AIRLOCK_NO_USER_CONFIG", "1");
+        }
+        for (k, v) in vars {
+            c.env(k, v);
+        }
         let mut child = c.spawn().unwrap();
         let mut input = child.stdin.take().unwrap();
         input.write_all(stdin).await.unwrap();

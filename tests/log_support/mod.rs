@@ -98,6 +98,10 @@ pub async fn every_outcome() -> Fixture {
     std::fs::write(ws.join("notes.txt"), "alpha\nbeta\n").unwrap();
     std::fs::write(dir.path().join("outside.txt"), "secret").unwrap();
     let data = dir.path().join("data");
+    // The project file is the test's own: trusted, as `airlock trust` does.
+    airlock::config::TrustStore::new(&data)
+        .trust(&ws.join(".airlock.toml"), PROJECT_CONFIG)
+        .unwrap();
     let s = session::start(
         &SessionOptions {
             workspace: ws.clone(),

@@ -51,6 +51,7 @@ pub fn app(w: u16, h: u16) -> App {
             "sandbox: workspace-write, no network (landlock+userns+mountns+netns)".into(),
             airlock::sandbox::SandboxState::Enforced,
         )),
+        config: None,
     };
     App::new(
         header,

@@ -152,6 +152,7 @@ impl App {
             audit: review.trail.clone(),
             label: Some("review".into()),
             sandbox: None,
+            config: None,
         };
         let mut calls = CallStore::default();
         for row in review.call_rows() {

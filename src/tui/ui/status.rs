@@ -111,6 +111,21 @@ fn first_line(app: &StatusBar) -> Vec<Part> {
 /// and the notice or the keys.
 fn second_line(app: &StatusBar, width: usize) -> Vec<Part> {
     let mut second: Vec<Part> = sandbox_part(app.header, width).into_iter().collect();
+    // An untrusted project file that loosens: said always, never dropped.
+    if let Some(config) = &app.header.config {
+        second.push(Part::new(
+            0,
+            vec![
+                Span::styled(
+                    format!(" ⚠ {config} "),
+                    Style::default()
+                        .fg(Color::Yellow)
+                        .add_modifier(Modifier::BOLD),
+                ),
+                Span::styled("│", theme::dim()),
+            ],
+        ));
+    }
     let agents = match app.agents.len() {
         0 => "no agent connected".to_string(),
         _ => app
