@@ -37,11 +37,11 @@ mod patch_call;
 mod patch_call_tests;
 mod reads;
 pub mod results;
+pub mod root;
 pub mod search;
 pub mod search_filter;
 #[cfg(test)]
 mod search_tests;
-pub mod root;
 pub mod wire;
 
 pub use crate::config::hooks::{HooksConfig, WhenAbsent};
