@@ -75,6 +75,7 @@ pub const KEYS: &[(&str, Class)] = &[
     ("sandbox.deny_excluded", Class::On),
     ("sandbox.protect", Class::Union),
     ("sandbox.protect_git", Class::On),
+    ("sandbox.protect_airlock", Class::On),
     ("sandbox.contain_processes", Class::On),
     ("sandbox.allow_network", Class::Off),
     ("sandbox.allow_env", Class::Subset),
