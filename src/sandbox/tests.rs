@@ -15,6 +15,10 @@ fn all() -> Support {
         mountns: Ok(()),
         netns: Ok(()),
         pidns: Ok(()),
+        caps: Ok(()),
+        seccomp: Ok(()),
+        dev: Ok(()),
+        sockets: Ok(()),
     }
 }
 
