@@ -101,6 +101,12 @@ pub enum Step {
     Chdir(CString),
     /// Enforce the Landlock ruleset.
     Landlock(Ruleset),
+    /// Replace `/dev` with a private one (see [`super::dev`]).
+    PrivateDev,
+    /// Drop every capability and set `no_new_privs` (see [`super::caps`]).
+    DropCaps,
+    /// Install the seccomp filters (see [`super::seccomp`]); the last step.
+    Seccomp(Box<super::seccomp::Filters>),
 }
 
 fn path_of(c: &CStr) -> String {
@@ -131,6 +137,9 @@ impl Step {
             Step::LoopbackUp => "bringing up the loopback interface".into(),
             Step::Chdir(p) => format!("entering {}", path_of(p)),
             Step::Landlock(_) => "enforcing the Landlock ruleset".into(),
+            Step::PrivateDev => "mounting a private /dev".into(),
+            Step::DropCaps => "dropping capabilities".into(),
+            Step::Seccomp(_) => "installing the seccomp filter".into(),
         }
     }
 
@@ -206,6 +215,9 @@ impl Step {
                 Step::LoopbackUp => loopback_up(),
                 Step::Chdir(p) => check(libc::chdir(p.as_ptr())),
                 Step::Landlock(r) => r.restrict_self(),
+                Step::PrivateDev => super::dev::private_dev(),
+                Step::DropCaps => super::caps::drop_all(),
+                Step::Seccomp(f) => f.apply(),
             }
         }
     }

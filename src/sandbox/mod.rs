@@ -28,7 +28,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::scope::Exclusions;
 
+mod caps;
 pub mod child;
+mod dev;
 pub mod git;
 pub mod guard;
 pub mod hooks_path;
@@ -40,6 +42,7 @@ pub mod plan;
 pub mod probe;
 pub mod repo;
 pub mod scan;
+pub mod seccomp;
 mod settings;
 
 pub use probe::{FORCE_UNAVAILABLE_ENV, Support};
@@ -161,6 +164,14 @@ pub struct Effective {
     pub netns: bool,
     /// A PID namespace with the shell as its init.
     pub pidns: bool,
+    /// Every capability dropped before `exec`.
+    pub caps: bool,
+    /// The seccomp filter.
+    pub seccomp: bool,
+    /// A private `/dev` (with a mount namespace).
+    pub dev: bool,
+    /// The host's Unix sockets hidden (network off, mount namespace).
+    pub sockets: bool,
 }
 
 /// The sandbox of one session: settings, what the kernel offers, and the
@@ -415,6 +426,10 @@ fn effective(cfg: &SandboxConfig, s: &Support) -> (Effective, Vec<String>) {
         mountns: s.mountns.is_ok(),
         netns: !cfg.allow_network && s.netns.is_ok(),
         pidns: cfg.contain_processes && s.pidns.is_ok(),
+        caps: s.caps.is_ok(),
+        seccomp: s.seccomp.is_ok(),
+        dev: s.mountns.is_ok() && s.dev.is_ok(),
+        sockets: !cfg.allow_network && s.mountns.is_ok() && s.sockets.is_ok(),
     };
     if let Err(why) = &s.landlock {
         missing.push(format!("writes are not confined: {why}"));
@@ -440,6 +455,29 @@ fn effective(cfg: &SandboxConfig, s: &Support) -> (Effective, Vec<String>) {
     if root && let Err(why) = &s.userns {
         missing.push(format!(
             "the shell keeps root's capabilities (no user namespace): {why}"
+        ));
+    }
+    if let Err(why) = &s.caps {
+        missing.push(format!(
+            "the shell keeps its capabilities (it may undo the sandbox's mounts where Landlock is missing): {why}"
+        ));
+    }
+    if let Err(why) = &s.seccomp {
+        missing.push(format!(
+            "mount, namespace, ptrace and kernel-interface system calls are not filtered (seccomp): {why}"
+        ));
+    }
+    if s.mountns.is_ok()
+        && let Err(why) = &s.dev
+    {
+        missing.push(format!("the host's devices are visible in /dev: {why}"));
+    }
+    if !cfg.allow_network
+        && s.mountns.is_ok()
+        && let Err(why) = &s.sockets
+    {
+        missing.push(format!(
+            "the host's Unix sockets (docker, D-Bus, runtime directories) are reachable by path: {why}"
         ));
     }
     if cfg.contain_processes

@@ -89,11 +89,33 @@ pub fn resolve_all(entries: &[String], workspace: &Path, home: Option<&Path>) ->
 /// Where Unix sockets of services live (Docker, D-Bus, the session's
 /// agents and supervisors); hidden with the network off, since a socket
 /// reached by path is not cut by the network namespace.
-fn socket_roots() -> Vec<PathBuf> {
-    let mut roots = vec![PathBuf::from("/run"), PathBuf::from("/var/run")];
-    for var in ["XDG_RUNTIME_DIR", "AIRLOCK_RUNTIME_DIR"] {
+fn socket_roots(home: Option<&Path>) -> Vec<PathBuf> {
+    let mut roots = vec![
+        PathBuf::from("/run"),
+        PathBuf::from("/var/run"),
+        PathBuf::from("/var/lib/docker"),
+        PathBuf::from("/var/snap"),
+        PathBuf::from("/tmp/.X11-unix"),
+    ];
+    for var in ["XDG_RUNTIME_DIR", "AIRLOCK_RUNTIME_DIR", "DOCKER_HOST"] {
         if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-            roots.push(PathBuf::from(v));
+            let p = PathBuf::from(v);
+            let p = p.strip_prefix("unix://").map(Path::to_path_buf).unwrap_or(p);
+            roots.push(p);
+        }
+    }
+    // An agent socket (ssh, gpg) names its directory.
+    for var in ["SSH_AUTH_SOCK", "GPG_AGENT_INFO"] {
+        if let Some(dir) = std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .and_then(|v| PathBuf::from(v).parent().map(Path::to_path_buf))
+        {
+            roots.push(dir);
+        }
+    }
+    if let Some(h) = home {
+        for rel in [".gnupg", ".docker/run", ".ssh", ".local/share/containers"] {
+            roots.push(h.join(rel));
         }
     }
     roots
@@ -195,6 +217,8 @@ struct Mounts {
     hidden: Vec<PathBuf>,
     /// `/dev/shm` is a private tmpfs.
     private_shm: bool,
+    /// `/dev` is private, with its own devpts.
+    private_dev: bool,
 }
 
 /// Build the steps for a shell whose command files are in `private` and
@@ -220,6 +244,7 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
         tmpdir: tmp.to_path_buf(),
         hidden: Vec::new(),
         private_shm: false,
+        private_dev: false,
     };
     if eff.mountns {
         mounts = mount_steps(sb, &access, private, tmp, &mut steps, &mut notes)?;
@@ -241,8 +266,20 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
         steps.push(Step::LoopbackUp);
     }
     if let Some(abi) = eff.landlock {
-        let r = ruleset(sb, eff, abi, &access, private, tmp, mounts.private_shm)?;
+        let r = ruleset(sb, eff, abi, &access, private, tmp, &mounts)?;
         steps.push(Step::Landlock(r));
+    }
+    if eff.caps {
+        // After every mount and the loopback (they need capabilities); Landlock
+        // and seccomp follow, with `no_new_privs` set here.
+        let at = steps
+            .iter()
+            .position(|s| matches!(s, Step::Landlock(_)))
+            .unwrap_or(steps.len());
+        steps.insert(at, Step::DropCaps);
+    }
+    if eff.seccomp {
+        steps.push(Step::Seccomp(Box::new(super::seccomp::build()?)));
     }
     Ok(Built {
         steps: Steps::new(steps, mounts.tmpdir)?,
@@ -286,8 +323,8 @@ fn mount_steps(
         deny.extend(found.excluded.iter().cloned());
         deny.extend(found.linked.iter().cloned());
     }
-    if !cfg.allow_network {
-        deny.extend(scan_sockets(&socket_roots()));
+    if sb.eff.sockets {
+        deny.extend(scan_sockets(&socket_roots(sb.home.as_deref())));
     }
     let hidden = hide_steps(ws, private, deny, steps, notes)?;
     if access.writable_ws {
@@ -315,8 +352,11 @@ fn mount_steps(
     if private_tmp_steps(ws, access, private, tmp, steps)? {
         tmpdir = PathBuf::from("/tmp");
     }
-    let private_shm = Path::new("/dev/shm").is_dir();
-    if private_shm {
+    let private_dev = sb.eff.dev;
+    let private_shm = private_dev || Path::new("/dev/shm").is_dir();
+    if private_dev {
+        steps.push(Step::PrivateDev);
+    } else if private_shm {
         steps.push(Step::Tmpfs {
             target: c"/dev/shm".into(),
             readonly: false,
@@ -328,6 +368,7 @@ fn mount_steps(
         tmpdir,
         hidden,
         private_shm,
+        private_dev,
     })
 }
 
@@ -473,7 +514,7 @@ fn ruleset(
     access: &Access,
     private: &Path,
     tmp: &Path,
-    private_shm: bool,
+    mounts: &Mounts,
 ) -> io::Result<Ruleset> {
     let cfg = &sb.cfg;
     let ws = sb.workspace.as_path();
@@ -505,16 +546,23 @@ fn ruleset(
     if access.writable_ws {
         writes.push(ws.to_path_buf());
     }
-    if private_shm {
-        writes.push(PathBuf::from("/dev/shm"));
-    }
     for p in writes.iter().filter(|p| p.exists()) {
         r.allow(p, fs::ALL)?;
+    }
+    if mounts.private_shm {
+        // A tmpfs mounted in the child: rules on the host's do not reach it.
+        r.allow_late(Path::new("/dev/shm"), fs::ALL)?;
     }
     for d in DEVICES.iter().map(Path::new).filter(|p| p.exists()) {
         r.allow(d, fs::DEVICE)?;
     }
-    if Path::new("/dev/pts").is_dir() {
+    if mounts.private_dev && !access.read_all {
+        r.allow_late(Path::new("/dev"), fs::READ)?;
+    }
+    if mounts.private_dev {
+        // The shell's own devpts, mounted in the child.
+        r.allow_late(Path::new("/dev/pts"), fs::DEVICE | fs::READ_DIR)?;
+    } else if Path::new("/dev/pts").is_dir() {
         r.allow(Path::new("/dev/pts"), fs::DEVICE | fs::READ_DIR)?;
     }
     Ok(r)

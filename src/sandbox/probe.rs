@@ -14,7 +14,8 @@ use super::child::{HIDDEN_TARGET, Step, Steps};
 use super::landlock;
 
 /// The test-only override: a comma-separated list of mechanisms
-/// (`landlock`, `userns`, `mountns`, `netns`) or `1`/`all`, reported as
+/// (`landlock`, `userns`, `mountns`, `netns`, `pidns`, `caps`, `seccomp`,
+/// `dev`, `sockets`) or `1`/`all`, reported as
 /// unavailable whatever the kernel says.
 pub const FORCE_UNAVAILABLE_ENV: &str = "AIRLOCK_SANDBOX_FORCE_UNAVAILABLE";
 
@@ -32,6 +33,15 @@ pub struct Support {
     pub netns: Result<(), String>,
     /// PID namespaces (nothing a shell started outlives it).
     pub pidns: Result<(), String>,
+    /// Dropping every capability (the shell cannot undo its mounts).
+    pub caps: Result<(), String>,
+    /// A seccomp filter (mount and namespace calls refused).
+    pub seccomp: Result<(), String>,
+    /// A private `/dev` (needs a mount namespace).
+    pub dev: Result<(), String>,
+    /// Hiding the host's Unix sockets (with the network off; needs a mount
+    /// namespace).
+    pub sockets: Result<(), String>,
 }
 
 impl Support {
@@ -43,6 +53,10 @@ impl Support {
             mountns: Err(why.into()),
             netns: Err(why.into()),
             pidns: Err(why.into()),
+            caps: Err(why.into()),
+            seccomp: Err(why.into()),
+            dev: Err(why.into()),
+            sockets: Err(why.into()),
         }
     }
 }
@@ -58,7 +72,9 @@ fn forced() -> BTreeSet<String> {
         return BTreeSet::new();
     }
     if v == "1" || v.eq_ignore_ascii_case("all") {
-        return ["landlock", "userns", "mountns", "netns", "pidns"]
+        return [
+            "landlock", "userns", "mountns", "netns", "pidns", "caps", "seccomp", "dev", "sockets",
+        ]
             .iter()
             .map(std::string::ToString::to_string)
             .collect();
@@ -82,6 +98,9 @@ enum Mech {
     Mountns,
     Netns,
     Pidns,
+    Caps,
+    Seccomp,
+    Dev,
 }
 
 /// Find out what works here (a fork or a few; a few milliseconds).
@@ -114,6 +133,26 @@ pub fn probe() -> Support {
         } else {
             Ok(())
         },
+        caps: if off("caps") {
+            Err(FORCED.into())
+        } else {
+            Ok(())
+        },
+        seccomp: if off("seccomp") {
+            Err(FORCED.into())
+        } else {
+            Ok(())
+        },
+        dev: if off("dev") {
+            Err(FORCED.into())
+        } else {
+            Ok(())
+        },
+        sockets: if off("sockets") {
+            Err(FORCED.into())
+        } else {
+            Ok(())
+        },
     };
     let dir = match ProbeDir::create() {
         Ok(d) => d,
@@ -122,13 +161,19 @@ pub fn probe() -> Support {
             s.userns = Err(why.clone());
             s.mountns = Err(why.clone());
             s.netns = Err(why.clone());
-            s.pidns = Err(why);
+            s.pidns = Err(why.clone());
+            s.dev = Err(why);
             return s;
         }
     };
+    if s.seccomp.is_ok()
+        && let Err(e) = super::seccomp::build()
+    {
+        s.seccomp = Err(e.to_string());
+    }
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
-    for _ in 0..5 {
+    for _ in 0..8 {
         let (steps, owners) = match probe_steps(&s, &dir) {
             Ok(x) => x,
             Err(e) => {
@@ -161,6 +206,9 @@ pub fn probe() -> Support {
             Some(Mech::Mountns) => s.mountns = Err(why),
             Some(Mech::Netns) => s.netns = Err(why),
             Some(Mech::Pidns) => s.pidns = Err(why),
+            Some(Mech::Caps) => s.caps = Err(why),
+            Some(Mech::Seccomp) => s.seccomp = Err(why),
+            Some(Mech::Dev) => s.dev = Err(why),
             None => {
                 s.userns = s.userns.and(Err(why.clone()));
                 s.mountns = s.mountns.and(Err(why.clone()));
@@ -211,6 +259,9 @@ fn probe_steps(s: &Support, dir: &ProbeDir) -> io::Result<(Steps, Vec<Mech>)> {
             },
         );
     }
+    if s.mountns.is_ok() && s.dev.is_ok() {
+        push(Mech::Dev, Step::PrivateDev);
+    }
     if s.pidns.is_ok() {
         push(
             Mech::Pidns,
@@ -240,6 +291,15 @@ fn probe_steps(s: &Support, dir: &ProbeDir) -> io::Result<(Steps, Vec<Mech>)> {
         let mut r = landlock::Ruleset::new(abi, false, 0)?;
         r.allow(Path::new("/"), landlock::fs::READ)?;
         push(Mech::Landlock, Step::Landlock(r));
+    }
+    if s.caps.is_ok() {
+        push(Mech::Caps, Step::DropCaps);
+    }
+    if s.seccomp.is_ok() {
+        // Built once already in `probe`: this cannot fail.
+        if let Ok(f) = super::seccomp::build() {
+            push(Mech::Seccomp, Step::Seccomp(Box::new(f)));
+        }
     }
     Ok((Steps::new(steps, dir.path.clone())?, owners))
 }
@@ -353,5 +413,8 @@ mod tests {
         assert!(s.mountns.is_ok(), "{s:?}");
         assert!(s.netns.is_ok(), "{s:?}");
         assert!(s.pidns.is_ok(), "{s:?}");
+        assert!(s.caps.is_ok(), "{s:?}");
+        assert!(s.seccomp.is_ok(), "{s:?}");
+        assert!(s.dev.is_ok(), "{s:?}");
     }
 }

@@ -15,6 +15,10 @@ fn all() -> Support {
         mountns: Ok(()),
         netns: Ok(()),
         pidns: Ok(()),
+        caps: Ok(()),
+        seccomp: Ok(()),
+        dev: Ok(()),
+        sockets: Ok(()),
     }
 }
 
@@ -234,4 +238,33 @@ fn own_files_the_shell_may_write_are_listed_or_reported_unprotected() {
             .iter()
             .any(|m| m.contains("airlock's own files"))
     );
+}
+
+#[test]
+fn missing_privilege_protections_are_each_reported() {
+    let s = Support {
+        caps: Err("forced".into()),
+        seccomp: Err("forced".into()),
+        dev: Err("forced".into()),
+        sockets: Err("forced".into()),
+        ..all()
+    };
+    let sb = sandbox(&SandboxConfig::default(), &s);
+    let st = sb.status();
+    assert_eq!(st.state, SandboxState::Partial);
+    for part in [
+        "keeps its capabilities",
+        "seccomp",
+        "host's devices",
+        "Unix sockets",
+    ] {
+        assert!(st.missing.iter().any(|m| m.contains(part)), "{part}: {:?}", st.missing);
+    }
+    // With the network allowed, sockets are not hidden and not missing.
+    let net = SandboxConfig {
+        allow_network: true,
+        ..SandboxConfig::default()
+    };
+    let sb = sandbox(&net, &s);
+    assert!(!sb.status().missing.iter().any(|m| m.contains("Unix sockets")));
 }

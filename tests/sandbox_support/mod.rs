@@ -229,3 +229,29 @@ impl Fixture {
         self.session.supervisor.agent_disconnected(&self.agent);
     }
 }
+
+/// The probe's test override (`airlock::sandbox::FORCE_UNAVAILABLE_ENV`).
+const FORCE: &str = "AIRLOCK_SANDBOX_FORCE_UNAVAILABLE";
+
+/// Run the test `name` of this binary again in a child process with the
+/// mechanisms `forced` reported unavailable (the probe reads the variable
+/// when a session starts; a child process keeps it from the other tests
+/// running in this one). True here in the parent once the child passed:
+/// the test returns. False in the child: the test runs its body.
+pub fn rerun_forcing(name: &str, forced: &str) -> bool {
+    if std::env::var_os(FORCE).is_some() {
+        return false;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(FORCE, forced)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{name} with {FORCE}={forced}:\n{stdout}\n{stderr}"
+    );
+    true
+}
