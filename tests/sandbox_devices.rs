@@ -9,9 +9,15 @@ use sandbox_support::{fixture, rerun_forcing};
 
 /// A block device of this host, if it has one.
 fn host_disk() -> Option<&'static str> {
-    ["/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/xvda", "/dev/loop0"]
-        .into_iter()
-        .find(|d| std::path::Path::new(d).exists())
+    [
+        "/dev/vda",
+        "/dev/sda",
+        "/dev/nvme0n1",
+        "/dev/xvda",
+        "/dev/loop0",
+    ]
+    .into_iter()
+    .find(|d| std::path::Path::new(d).exists())
 }
 
 /// Which host devices the shell can open (read-only; a disk's raw blocks
@@ -41,7 +47,10 @@ async fn host_devices_are_absent_and_the_shells_own_work() {
              && python3 -c 'import os; m,s=os.openpty(); os.write(s,b\"pty\\n\"); print(os.read(m,10).decode().strip())' \
              && test -t 1 && echo tty")
         .await;
-    assert_eq!(o.split_whitespace().collect::<Vec<_>>(), ["4", "3", "shm", "fd", "pty", "tty"]);
+    assert_eq!(
+        o.split_whitespace().collect::<Vec<_>>(),
+        ["4", "3", "shm", "fd", "pty", "tty"]
+    );
     // Nothing new appears in it.
     f.fails("touch /dev/new").await;
 }

@@ -21,7 +21,10 @@ async fn the_shell_ends_with_no_capabilities_and_no_new_privs() {
     let f = fixture("");
     let c = caps(&f).await;
     for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
-        assert!(c.contains(&format!("{set}:\t0000000000000000")), "{set}: {c}");
+        assert!(
+            c.contains(&format!("{set}:\t0000000000000000")),
+            "{set}: {c}"
+        );
     }
     assert!(c.contains("NoNewPrivs:\t1"), "{c}");
     // Not regained through exec of a setuid-root or file-capable binary.
@@ -43,7 +46,9 @@ async fn control_with_caps_unavailable_the_shell_keeps_its_capabilities() {
     assert!(!c.contains("CapEff:\t0000000000000000"), "{c}");
     let st = f.session.sandbox_status();
     assert!(
-        st.missing.iter().any(|m| m.contains("keeps its capabilities")),
+        st.missing
+            .iter()
+            .any(|m| m.contains("keeps its capabilities")),
         "{st:?}"
     );
 }
@@ -85,7 +90,9 @@ async fn mounts_hold(name: &str, forced: &str) {
     // The probe names what is missing (never a silent skip).
     let st = f.session.sandbox_status();
     assert!(
-        st.missing.iter().any(|m| m.contains("writes are not confined")),
+        st.missing
+            .iter()
+            .any(|m| m.contains("writes are not confined")),
         "{st:?}"
     );
 }
@@ -149,8 +156,5 @@ async fn control_with_seccomp_unavailable_a_namespace_can_be_made() {
     let f = fixture("");
     assert_eq!(f.ok("unshare -U true && echo made").await, "made");
     let st = f.session.sandbox_status();
-    assert!(
-        st.missing.iter().any(|m| m.contains("seccomp")),
-        "{st:?}"
-    );
+    assert!(st.missing.iter().any(|m| m.contains("seccomp")), "{st:?}");
 }

@@ -50,9 +50,7 @@ async fn a_host_socket_in_run_is_unreachable() {
 
 #[tokio::test]
 async fn control_with_socket_hiding_unavailable_the_host_socket_answers() {
-    if std::env::var_os("AIRLOCK_SANDBOX_FORCE_UNAVAILABLE").is_none()
-        && listener().is_none()
-    {
+    if std::env::var_os("AIRLOCK_SANDBOX_FORCE_UNAVAILABLE").is_none() && listener().is_none() {
         println!("skipped: cannot make a socket in /run here");
         return;
     }

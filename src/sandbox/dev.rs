@@ -131,7 +131,12 @@ fn build(trees: &[libc::c_int]) -> io::Result<()> {
             null,
             c"/dev".as_ptr(),
             null,
-            libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            libc::MS_REMOUNT
+                | libc::MS_BIND
+                | libc::MS_RDONLY
+                | libc::MS_NOSUID
+                | libc::MS_NODEV
+                | libc::MS_NOEXEC,
             std::ptr::null(),
         ))?;
     }

@@ -13,7 +13,8 @@
 //!   a file reads as absent), keeps `protect` paths, git's control files
 //!   and airlock's own files ([`own`]) read-only, and gives the shell a
 //!   private `/tmp`;
-//! * a network namespace with only its own loopback cuts the network.
+//! * a network namespace with only its own loopback cuts the network, and
+//!   an IPC namespace the host's System V IPC and message queues;
 //!
 //! What the kernel lacks is reported (log, status line, audit), never
 //! silently skipped; with `required = true` the shell is refused instead.

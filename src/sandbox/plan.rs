@@ -35,6 +35,16 @@ const DEVICES: &[&str] = &[
     "/dev/ptmx",
 ];
 
+/// The namespaces that cut the shell off from the host's processes with
+/// the network off: its own network (only a loopback; abstract Unix
+/// sockets are per network namespace too) and its own System V IPC and
+/// POSIX message queues (a host process's shared memory, semaphores and
+/// queues are otherwise reachable by key or name whatever the network).
+pub const NETWORK_NAMESPACES: libc::c_int = libc::CLONE_NEWNET | libc::CLONE_NEWIPC;
+
+/// What [`NETWORK_NAMESPACES`] is called in an error.
+pub const NETWORK_NAMESPACES_WHAT: &str = "network and IPC namespace";
+
 /// Steps that enter a user namespace where we keep our own uid and gid.
 pub fn userns_steps() -> Vec<Step> {
     // SAFETY: geteuid/getegid have no preconditions.
@@ -100,7 +110,10 @@ fn socket_roots(home: Option<&Path>) -> Vec<PathBuf> {
     for var in ["XDG_RUNTIME_DIR", "AIRLOCK_RUNTIME_DIR", "DOCKER_HOST"] {
         if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
             let p = PathBuf::from(v);
-            let p = p.strip_prefix("unix://").map(Path::to_path_buf).unwrap_or(p);
+            let p = p
+                .strip_prefix("unix://")
+                .map(Path::to_path_buf)
+                .unwrap_or(p);
             roots.push(p);
         }
     }
@@ -260,8 +273,8 @@ pub fn build(sb: &Sandbox, eff: &Effective, private: &Path, tmp: &Path) -> io::R
     }
     if eff.netns {
         steps.push(Step::Unshare {
-            flags: libc::CLONE_NEWNET,
-            what: "network namespace",
+            flags: NETWORK_NAMESPACES,
+            what: NETWORK_NAMESPACES_WHAT,
         });
         steps.push(Step::LoopbackUp);
     }

@@ -75,9 +75,9 @@ fn forced() -> BTreeSet<String> {
         return [
             "landlock", "userns", "mountns", "netns", "pidns", "caps", "seccomp", "dev", "sockets",
         ]
-            .iter()
-            .map(std::string::ToString::to_string)
-            .collect();
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     }
     v.split(',').map(|s| s.trim().to_lowercase()).collect()
 }
@@ -281,8 +281,8 @@ fn probe_steps(s: &Support, dir: &ProbeDir) -> io::Result<(Steps, Vec<Mech>)> {
         push(
             Mech::Netns,
             Step::Unshare {
-                flags: libc::CLONE_NEWNET,
-                what: "network namespace",
+                flags: super::plan::NETWORK_NAMESPACES,
+                what: super::plan::NETWORK_NAMESPACES_WHAT,
             },
         );
         push(Mech::Netns, Step::LoopbackUp);

@@ -72,8 +72,13 @@ fn err(e: impl std::fmt::Display) -> io::Error {
 fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> io::Result<BpfProgram> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(err)?;
     let errno = u32::try_from(errno).map_err(err)?;
-    let f = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(errno), arch)
-        .map_err(err)?;
+    let f = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(errno),
+        arch,
+    )
+    .map_err(err)?;
     f.try_into().map_err(err)
 }
 
@@ -84,8 +89,9 @@ pub fn build() -> io::Result<Filters> {
     let mut clone = Vec::new();
     for flag in NEW_NAMESPACES {
         let bit = u64::from(flag.unsigned_abs());
-        let cond = SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(bit), bit)
-            .map_err(err)?;
+        let cond =
+            SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(bit), bit)
+                .map_err(err)?;
         clone.push(SeccompRule::new(vec![cond]).map_err(err)?);
     }
     rules.insert(libc::SYS_clone, clone);

@@ -123,7 +123,42 @@ pub const DEFAULT_PROTECT: &[&str] = &[
 ];
 
 /// Hidden by default (besides the workspace's excluded paths).
-pub const DEFAULT_DENY_READ: &[&str] = &["~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gcloud"];
+pub const DEFAULT_DENY_READ: &[&str] = &[
+    // Keys and cloud accounts.
+    "~/.ssh",
+    "~/.gnupg",
+    "~/.aws",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.kube",
+    "~/.oci",
+    "~/.docker/config.json",
+    "~/.terraform.d/credentials.tfrc.json",
+    "~/.vault-token",
+    // Tokens of forges and package registries.
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.config/git/credentials",
+    "~/.config/gh",
+    "~/.config/hub",
+    "~/.config/glab-cli",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.cargo/credentials",
+    "~/.cargo/credentials.toml",
+    "~/.gem/credentials",
+    // The agents' own logins.
+    "~/.claude/.credentials.json",
+    "~/.codex/auth.json",
+    "~/.gemini/oauth_creds.json",
+    // Password stores, keyrings and browser profiles (cookies, saved logins).
+    "~/.password-store",
+    "~/.local/share/keyrings",
+    "~/.mozilla",
+    "~/.config/google-chrome",
+    "~/.config/chromium",
+    "~/.config/BraveSoftware",
+];
 
 fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(std::string::ToString::to_string).collect()

@@ -258,7 +258,11 @@ fn missing_privilege_protections_are_each_reported() {
         "host's devices",
         "Unix sockets",
     ] {
-        assert!(st.missing.iter().any(|m| m.contains(part)), "{part}: {:?}", st.missing);
+        assert!(
+            st.missing.iter().any(|m| m.contains(part)),
+            "{part}: {:?}",
+            st.missing
+        );
     }
     // With the network allowed, sockets are not hidden and not missing.
     let net = SandboxConfig {
@@ -266,5 +270,10 @@ fn missing_privilege_protections_are_each_reported() {
         ..SandboxConfig::default()
     };
     let sb = sandbox(&net, &s);
-    assert!(!sb.status().missing.iter().any(|m| m.contains("Unix sockets")));
+    assert!(
+        !sb.status()
+            .missing
+            .iter()
+            .any(|m| m.contains("Unix sockets"))
+    );
 }
