@@ -51,14 +51,14 @@ const SECRETS: &[&str] = &[
     ".config/BraveSoftware/Brave-Browser/Default/Cookies",
 ];
 
-struct Home {
+struct FakeHome {
     _dir: tempfile::TempDir,
     home: PathBuf,
     ws: PathBuf,
     data: PathBuf,
 }
 
-fn home() -> Home {
+fn home() -> FakeHome {
     let dir = target_tempdir();
     let base = std::fs::canonicalize(dir.path()).unwrap();
     let home = base.join("home");
@@ -69,7 +69,7 @@ fn home() -> Home {
     }
     let ws = home.join("project");
     std::fs::create_dir_all(&ws).unwrap();
-    Home {
+    FakeHome {
         _dir: dir,
         home,
         ws,
@@ -77,7 +77,7 @@ fn home() -> Home {
     }
 }
 
-async fn serve(h: &Home, config: Option<&Path>) -> RunningService<RoleClient, NamedClient> {
+async fn serve(h: &FakeHome, config: Option<&Path>) -> RunningService<RoleClient, NamedClient> {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_airlock"));
     cmd.env("HOME", &h.home)
         .env_remove("XDG_CONFIG_HOME")
@@ -116,7 +116,7 @@ async fn call(
 }
 
 /// `cat` every secret in one command; the secrets it printed.
-async fn leaked(client: &RunningService<RoleClient, NamedClient>, h: &Home) -> Vec<String> {
+async fn leaked(client: &RunningService<RoleClient, NamedClient>, h: &FakeHome) -> Vec<String> {
     let files: Vec<String> = SECRETS
         .iter()
         .map(|r| format!("'{}'", h.home.join(r).display()))

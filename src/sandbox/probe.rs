@@ -103,57 +103,33 @@ enum Mech {
     Dev,
 }
 
+/// What is believed to work before probing: everything, except what
+/// `AIRLOCK_SANDBOX_DISABLE` forces off (and Landlock when the kernel has no ABI).
+fn initial_support() -> Support {
+    let forced = forced();
+    let gate = |name: &str| -> Result<(), String> {
+        if forced.contains(name) {
+            Err(FORCED.into())
+        } else {
+            Ok(())
+        }
+    };
+    Support {
+        landlock: gate("landlock").and_then(|()| landlock::abi().map_err(|e| landlock_reason(&e))),
+        userns: gate("userns"),
+        mountns: gate("mountns"),
+        netns: gate("netns"),
+        pidns: gate("pidns"),
+        caps: gate("caps"),
+        seccomp: gate("seccomp"),
+        dev: gate("dev"),
+        sockets: gate("sockets"),
+    }
+}
+
 /// Find out what works here (a fork or a few; a few milliseconds).
 pub fn probe() -> Support {
-    let forced = forced();
-    let off = |name: &str| forced.contains(name);
-    let mut s = Support {
-        landlock: if off("landlock") {
-            Err(FORCED.into())
-        } else {
-            landlock::abi().map_err(|e| landlock_reason(&e))
-        },
-        userns: if off("userns") {
-            Err(FORCED.into())
-        } else {
-            Ok(())
-        },
-        mountns: if off("mountns") {
-            Err(FORCED.into())
-        } else {
-            Ok(())
-        },
-        netns: if off("netns") {
-            Err(FORCED.into())
-        } else {
-            Ok(())
-        },
-        pidns: if off("pidns") {
-            Err(FORCED.into())
-        } else {
-            Ok(())
-        },
-        caps: if off("caps") {
-            Err(FORCED.into())
-        } else {
-            Ok(())
-        },
-        seccomp: if off("seccomp") {
-            Err(FORCED.into())
-        } else {
-            Ok(())
-        },
-        dev: if off("dev") {
-            Err(FORCED.into())
-        } else {
-            Ok(())
-        },
-        sockets: if off("sockets") {
-            Err(FORCED.into())
-        } else {
-            Ok(())
-        },
-    };
+    let mut s = initial_support();
     let dir = match ProbeDir::create() {
         Ok(d) => d,
         Err(e) => {
