@@ -13,7 +13,7 @@
 #        read    read the file and format its numbered lines (read_file::read)
 #        audit   the three hash-chained records (AuditLog::append_all)
 #        encode  the reply to JSON (mcp::transport::encode)
-#        other   the rest: tokio's scheduler, rmcp's service loop, pipe I/O,
+#        other   the rest: tokio's scheduler, rmcp's request handler, pipe I/O,
 #                the pipeline's own bookkeeping (events, ids, output hash)
 #   The shares times the CPU per call give microseconds per stage.
 #
@@ -94,12 +94,13 @@ stages = [
     ("audit", stage(r"^airlock::audit::writer::AuditLog::append(_all)?$")),
     ("encode", stage(r"^airlock::mcp::transport::encode$")),
 ]
-pipeline = stage(r"^airlock::supervisor::.*Supervisor>?::call::\{\{closure\}\}$")
+# A read served inline (src/mcp/inline.rs) goes through call_inline.
+pipeline = stage(r"^airlock::supervisor::.*Supervisor>?::call(_inline)?::\{\{closure\}\}$")
 known = sum(p for _, p in stages)
 print(f"airlock CPU per read_file call: {per_call:.1f} us (user + kernel, all threads), "
       f"{cs / (calls + 50):.2f} context switches per call")
 print(f"{'stage':<8} {'share':>7} {'us/call':>8}")
 for name, pct in stages + [("other", max(0.0, 100 - known))]:
     print(f"{name:<8} {pct:>6.1f}% {pct * per_call / 100:>8.1f}")
-print(f"(the pipeline, Supervisor::call, is {pipeline:.1f}% in all: scope, policy, read and audit are inside it)")
+print(f"(the pipeline, Supervisor::call or call_inline, is {pipeline:.1f}% in all: scope, policy, read and audit are inside it)")
 EOF

@@ -2,7 +2,7 @@
 //! supervisor, one handler (one agent session) per connection.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use futures::FutureExt;
 use rmcp::model::{
@@ -15,8 +15,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler};
 use tokio_util::task::TaskTracker;
 
+use super::lane::InlineOnly;
 use crate::call::{AgentInfo, ToolKind};
-use crate::supervisor::{CallError, Supervisor, WaitHook, panic_text};
+use crate::supervisor::{CallError, Inline, Supervisor, WaitHook, panic_text};
 use crate::tools::{ToolOutput, ToolSpec};
 
 /// What the server tells agents about itself.
@@ -126,6 +127,9 @@ pub struct AirlockHandler {
     /// Where calls that are not read-only run, when not on the runtime
     /// serving the connection (see [`AirlockHandler::offload_to`]).
     offload: Option<tokio::runtime::Handle>,
+    /// The connection's peer, known once rmcp handed over a request (the
+    /// session runs); an inline lane serves calls only then.
+    peer: Arc<OnceLock<Peer<RoleServer>>>,
 }
 
 impl AirlockHandler {
@@ -139,6 +143,49 @@ impl AirlockHandler {
             pool: None,
             disconnect_on_drop: false,
             offload: None,
+            peer: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// A second handler of the same connection (same agent, same calls),
+    /// for the transport to serve calls with where it reads them (see
+    /// [`super::inline::InlineLane`]). It records no disconnect.
+    pub(super) fn same_connection(&self) -> Self {
+        Self {
+            supervisor: self.supervisor.clone(),
+            tools: self.tools.clone(),
+            agent: self.agent.clone(),
+            calls: self.calls.clone(),
+            pool: None,
+            disconnect_on_drop: false,
+            offload: self.offload.clone(),
+            peer: self.peer.clone(),
+        }
+    }
+
+    /// The connection's peer, once the session runs.
+    pub(super) fn peer(&self) -> Option<&Peer<RoleServer>> {
+        self.peer.get()
+    }
+
+    /// The supervisor calls go to.
+    pub(super) fn supervisor(&self) -> &Supervisor {
+        &self.supervisor
+    }
+
+    /// The registered agent, if any (without registering one).
+    pub(super) fn registered_agent(&self) -> Option<Arc<AgentInfo>> {
+        self.agent.shared()
+    }
+
+    /// True for a handler of one connection (not of HTTP requests).
+    pub(super) fn serves_one_connection(&self) -> bool {
+        self.pool.is_none() && !self.disconnect_on_drop
+    }
+
+    fn know_peer(&self, context: &RequestContext<RoleServer>) {
+        if self.peer.get().is_none() {
+            let _ = self.peer.set(context.peer.clone());
         }
     }
 
@@ -237,6 +284,7 @@ impl ServerHandler for AirlockHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
+        self.know_peer(&context);
         let result = self.negotiate_initialize(&request)?;
         self.agent.get_or_register(&self.supervisor, || {
             Some(std::borrow::Cow::Borrowed(&request.client_info))
@@ -249,6 +297,7 @@ impl ServerHandler for AirlockHandler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        self.know_peer(&context);
         let _ = self.agent(&context);
         Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
@@ -262,15 +311,16 @@ impl ServerHandler for AirlockHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(inline) = context.extensions.get::<InlineOnly>().cloned() {
+            return self.call_inline(request, context, inline).await;
+        }
+        self.know_peer(&context);
         let (agent, _lease) = self.agent(&context);
         let on_wait = context
             .meta
             .get_progress_token()
             .map(|token| progress_hook(context.peer.clone(), token));
-        let structured = self
-            .tools
-            .iter()
-            .any(|t| t.name == request.name && t.output_schema.is_some());
+        let structured = self.structured(&request.name);
         let offload = self.offload_for(&request.name);
         let supervisor = self.supervisor.clone();
         let (ct, name, args) = (context.ct.clone(), request.name, request.arguments);
@@ -301,23 +351,7 @@ impl ServerHandler for AirlockHandler {
                 Err(p) => return Err(failed(format!("panic: {}", panic_text(p.as_ref())))),
             },
         };
-        match result {
-            Ok(mut out) => {
-                if structured {
-                    // A client that reads only `structuredContent` must see
-                    // an error's message too.
-                    out.ensure_structured();
-                }
-                Ok(to_call_result(out).into())
-            }
-            Err(e @ CallError::UnknownTool { .. }) => {
-                Err(ErrorData::invalid_params(e.to_string(), None))
-            }
-            Err(e @ CallError::Audit(_)) => {
-                tracing::error!("call not run: {e}");
-                Err(ErrorData::internal_error(e.to_string(), None))
-            }
-        }
+        answer(result, structured)
     }
 
     async fn on_custom_request(
@@ -343,6 +377,79 @@ impl ServerHandler for AirlockHandler {
             raw.as_bytes(),
         );
         Err(error)
+    }
+}
+
+impl AirlockHandler {
+    /// True when tool `name` has an output schema.
+    fn structured(&self, name: &str) -> bool {
+        self.tools
+            .iter()
+            .any(|t| t.name == name && t.output_schema.is_some())
+    }
+
+    /// `tools/call` from an inline lane: served here when it ends at once
+    /// ([`Supervisor::call_inline`]), else handed back through `inline`
+    /// whole (its arguments, `_meta` and extensions), to be served the
+    /// usual way; the error returned then is never sent.
+    async fn call_inline(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        inline: InlineOnly,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(agent) = self.agent.shared() else {
+            inline.decline(request, context);
+            return Err(InlineOnly::declined());
+        };
+        let args = request.arguments.take();
+        let call = self.supervisor.call_inline(&agent, &request.name, args);
+        let done = self
+            .calls
+            .track_future(AssertUnwindSafe(call).catch_unwind())
+            .await;
+        match done {
+            Ok(Inline::Done(result)) => answer(result, self.structured(&request.name)),
+            Ok(Inline::Declined(args)) => {
+                request.arguments = args;
+                inline.decline(request, context);
+                Err(InlineOnly::declined())
+            }
+            Err(p) => {
+                let e = format!("panic: {}", panic_text(p.as_ref()));
+                tracing::error!("call failed: {e}");
+                Err(ErrorData::internal_error(
+                    format!("the call failed: {e}"),
+                    None,
+                ))
+            }
+        }
+    }
+}
+
+/// The answer to a `tools/call`: its result, or the JSON-RPC error for an
+/// unknown tool or a call that could not be recorded. `structured`: the
+/// tool has an output schema.
+fn answer(
+    result: Result<ToolOutput, CallError>,
+    structured: bool,
+) -> Result<CallToolResponse, ErrorData> {
+    match result {
+        Ok(mut out) => {
+            if structured {
+                // A client that reads only `structuredContent` must see an
+                // error's message too.
+                out.ensure_structured();
+            }
+            Ok(to_call_result(out).into())
+        }
+        Err(e @ CallError::UnknownTool { .. }) => {
+            Err(ErrorData::invalid_params(e.to_string(), None))
+        }
+        Err(e @ CallError::Audit(_)) => {
+            tracing::error!("call not run: {e}");
+            Err(ErrorData::internal_error(e.to_string(), None))
+        }
     }
 }
 

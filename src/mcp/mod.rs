@@ -8,6 +8,7 @@
 //! malformed input so one bad line never ends a session.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use rmcp::model::Tool;
@@ -21,6 +22,8 @@ pub mod discovery;
 pub mod handler;
 pub mod http;
 mod in_flight;
+pub mod inline;
+mod lane;
 mod line_out;
 mod plain_call;
 pub mod relay;
@@ -35,6 +38,23 @@ pub use socket::{Listening, SocketError, SocketServer};
 /// disconnect is recorded.
 const CALLS_DRAIN: Duration = Duration::from_secs(5);
 
+/// How a connection's requests are dispatched.
+pub enum Dispatch {
+    /// rmcp serves every request on a task of its own.
+    Rmcp,
+    /// The read-only calls that end at once are served where the transport
+    /// reads them ([`inline`]), the rest by rmcp; the counter counts the
+    /// calls served inline.
+    Inline(Arc<AtomicU64>),
+}
+
+impl Dispatch {
+    /// [`Dispatch::Inline`] with a counter of its own.
+    pub fn inline() -> Self {
+        Self::Inline(Arc::default())
+    }
+}
+
 /// Serve one MCP connection on stdin/stdout until stdin closes. Calls that
 /// are not read-only run on `work` (see [`AirlockHandler::offload_to`]):
 /// the caller serves the connection on a current-thread runtime and gives
@@ -47,7 +67,7 @@ pub async fn serve_stdio(
     let (read, write) = rmcp::transport::stdio_pipes();
     let stop = supervisor.shutdown_token().child_token();
     let handler = AirlockHandler::new(supervisor.clone(), tools).offload_to(work);
-    serve_handler(supervisor, handler, read, write, stop).await;
+    serve_handler(supervisor, handler, read, write, stop, Dispatch::inline()).await;
     Ok(())
 }
 
@@ -83,7 +103,23 @@ pub async fn serve_connection<R, W>(
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let handler = AirlockHandler::new(supervisor.clone(), tools);
-    serve_handler(supervisor, handler, read, write, stop).await;
+    serve_handler(supervisor, handler, read, write, stop, Dispatch::inline()).await;
+}
+
+/// [`serve_connection`], dispatching requests as `dispatch` says (the
+/// tests compare the two ways).
+pub async fn serve_connection_via<R, W>(
+    supervisor: Arc<Supervisor>,
+    tools: Arc<[Tool]>,
+    (read, write): (R, W),
+    stop: CancellationToken,
+    dispatch: Dispatch,
+) where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let handler = AirlockHandler::new(supervisor.clone(), tools);
+    serve_handler(supervisor, handler, read, write, stop, dispatch).await;
 }
 
 /// [`serve_connection`] with a handler made by the caller.
@@ -93,6 +129,7 @@ async fn serve_handler<R, W>(
     read: R,
     write: W,
     stop: CancellationToken,
+    dispatch: Dispatch,
 ) where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -103,7 +140,11 @@ async fn serve_handler<R, W>(
     // The agent's input closing cancels its calls at once (rmcp would let
     // them run on for its drain period).
     let input_closed = CancellationToken::new();
-    let transport = transport::LineTransport::new(read, write)
+    let mut transport = transport::LineTransport::new(read, write);
+    if let Dispatch::Inline(served) = dispatch {
+        transport = transport.with_inline_lane(inline::InlineLane::new(&handler, served));
+    }
+    let transport = transport
         .on_rejected(Box::new(move |error, raw| {
             let (sup, slot) = &reporter;
             sup.protocol_error(slot.current().as_ref(), error, raw);

@@ -26,6 +26,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::task::JoinHandle;
 
 use super::in_flight::{Arrival, InFlight};
+use super::lane::{Lane, Served, Serving};
 use super::line_out::LineOut;
 
 /// The longest message (one line) airlock accepts: 16 MiB.
@@ -81,6 +82,12 @@ pub struct LineTransport<R> {
     input_closed: Option<tokio_util::sync::CancellationToken>,
     /// The ids of the requests not answered yet.
     in_flight: InFlight,
+    /// Serves read-only calls that end at once here (see
+    /// [`super::inline`]).
+    lane: Option<Box<dyn Lane>>,
+    /// The call the lane is serving (kept here: rmcp may drop a `receive`
+    /// half-way, and the call must finish and be answered all the same).
+    serving: Option<Serving>,
 }
 
 /// Called with the error sent back and the offending bytes (possibly cut).
@@ -110,6 +117,32 @@ where
             on_rejected: None,
             input_closed: None,
             in_flight: InFlight::default(),
+            lane: None,
+            serving: None,
+        }
+    }
+
+    /// Serve the read-only calls that end at once through `lane`, where
+    /// they are read (see [`super::inline`]).
+    #[must_use]
+    pub(super) fn with_inline_lane(mut self, lane: impl Lane + 'static) -> Self {
+        self.lane = Some(Box::new(lane));
+        self
+    }
+
+    /// Send the answer to a call the lane served, as [`Transport::send`]
+    /// sends rmcp's (the same id mapping, the same encoder).
+    fn answer_inline(&mut self, mut answer: ServerJsonRpcMessage) {
+        if !self.in_flight.answered(&mut answer) {
+            return;
+        }
+        let sent = match (encode(&answer), &self.out) {
+            (Ok(bytes), Some(o)) => o.push(bytes),
+            (Err(e), _) => Err(e),
+            (Ok(_), None) => return,
+        };
+        if let Err(e) = sent {
+            tracing::warn!("an answer was not sent: {e}");
         }
     }
 
@@ -259,6 +292,21 @@ where
             if let Some(out) = &self.out {
                 out.room().await;
             }
+            if let Some(serving) = self.serving.as_mut() {
+                let served = serving.await;
+                self.serving = None;
+                match served {
+                    Served::Answered(answer) => {
+                        self.answer_inline(answer);
+                        // A burst of reads still lets the runtime run the
+                        // other tasks (rmcp's loop, calls that wait) now
+                        // and then.
+                        tokio::task::consume_budget().await;
+                        continue;
+                    }
+                    Served::Pass(msg) => return Some(msg),
+                }
+            }
             let classified = match self.read_line().await {
                 Line::Complete => {
                     let mut c = classify(&self.line);
@@ -310,6 +358,12 @@ where
                         ) {
                             self.started = true;
                         }
+                    }
+                    if let Some(lane) = &self.lane
+                        && lane.takes(&msg)
+                    {
+                        self.serving = Some(lane.serve(msg));
+                        continue;
                     }
                     return Some(msg);
                 }

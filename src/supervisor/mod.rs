@@ -46,5 +46,6 @@ pub use contain::panic_text;
 pub use core::{Supervisor, SupervisorParts, WaitHook};
 pub use error::CallError;
 pub use external::{EXTERNAL_RESULT_TIMEOUT, ExternalCall, ExternalError, ExternalResult};
+pub use pipeline::Inline;
 pub use record::CallResult;
 pub use words::{one_line, refusal_message};

@@ -18,6 +18,23 @@ use crate::call::{
 };
 use crate::tools::{Invocation, ShellCheck, Tool, ToolOutput};
 
+/// How [`Supervisor::call_inline`] dealt with a call.
+pub enum Inline {
+    /// Served through every stage: the call's result (as from
+    /// [`Supervisor::call`]).
+    Done(Result<ToolOutput, CallError>),
+    /// Not a call that ends at once (not a read-only tool, a verdict that
+    /// asks, a read that needs a thread): nothing was recorded or run, and
+    /// here are its arguments back, to serve it with [`Supervisor::call`].
+    Declined(Option<Map<String, Value>>),
+}
+
+/// When a call arrived and the token of its agent's connection.
+struct Arrival {
+    at: Instant,
+    gone: CancellationToken,
+}
+
 impl Supervisor {
     /// Run one call through the pipeline. `cancel` is the agent's
     /// cancellation; `on_wait` fires while a decision is pending.
@@ -29,22 +46,15 @@ impl Supervisor {
         cancel: CancellationToken,
         on_wait: Option<WaitHook>,
     ) -> Result<ToolOutput, CallError> {
-        let arrived = Instant::now();
-        let gone = self.connection_token(agent);
+        let arrival = Arrival {
+            at: Instant::now(),
+            gone: self.connection_token(agent),
+        };
         let id = self.next_call_id();
         let args = args.unwrap_or_default();
         let p = match self.prepare(id, agent, tool_name, args).await {
             Ok(p) => p,
-            Err(NotPrepared::UnknownTool(info, err)) => {
-                let decision = Decision::deny(RefusedBy::InvalidArguments, Some(err.to_string()));
-                self.refuse_early(&info, &decision, arrived)?;
-                return Err(err);
-            }
-            Err(NotPrepared::Refused(info, decision)) => {
-                self.refuse_early(&info, &decision, arrived)?;
-                let text = decision.reason().unwrap_or_default().to_string();
-                return Ok(ToolOutput::error(text));
-            }
+            Err(refused) => return self.not_prepared(refused, arrival.at),
         };
         // A call that changes things ends with its agent's connection (the
         // agent's cancellation or the disconnect, whichever comes first); a
@@ -54,7 +64,7 @@ impl Supervisor {
         let (cancel, _unlink) = if p.info.kind == Some(ToolKind::Read) {
             (cancel, None)
         } else {
-            let (c, guard) = link(&cancel, &gone);
+            let (c, guard) = link(&cancel, &arrival.gone);
             (c, Some(guard))
         };
         let subject = p.invocation.subject();
@@ -69,19 +79,7 @@ impl Supervisor {
         // Decided at once: the request and the decision go to the trail
         // together.
         let (decision, p, edit) = if let Some(decision) = immediate(&verdict) {
-            let Prepared {
-                info,
-                tool,
-                invocation,
-                args,
-            } = p;
-            let (info, decision) = self.record_requested_and_decided(info, decision)?;
-            let p = Prepared {
-                info,
-                tool,
-                invocation,
-                args,
-            };
+            let (decision, p) = self.record_immediate(p, decision)?;
             (decision, p, None)
         } else {
             self.record_requested(&p.info)?;
@@ -92,6 +90,120 @@ impl Supervisor {
             self.record_decision(&p.info, &decision)?;
             (decision, p, edit)
         };
+        Ok(self
+            .conclude(p, decision, edit, &arrival, &cancel, shell_check)
+            .await)
+    }
+
+    /// Serve a call of a read-only tool through every stage here and now,
+    /// when it ends without waiting: prepared, decided at once by the policy
+    /// (an allow or a refusal, never "ask") and, if allowed, a run that does
+    /// not wait ([`crate::tools::Invocation::runs_inline`]). Every other
+    /// call is declined before it gets a call id or a trail record, so
+    /// [`Supervisor::call`] serves it exactly as it would have.
+    pub async fn call_inline(
+        &self,
+        agent: &AgentInfo,
+        tool_name: &str,
+        args: Option<Map<String, Value>>,
+    ) -> Inline {
+        let read_only = self
+            .tools
+            .get(tool_name)
+            .is_some_and(|t| t.spec().kind == ToolKind::Read);
+        if !read_only {
+            return Inline::Declined(args);
+        }
+        let arrival = Arrival {
+            at: Instant::now(),
+            gone: self.connection_token(agent),
+        };
+        let given = args.is_some();
+        // The id is given once the call is served here (0 until then).
+        let mut p = match self
+            .prepare(0, agent, tool_name, args.unwrap_or_default())
+            .await
+        {
+            Ok(p) => p,
+            Err(refused) => {
+                let refused = refused.with_id(self.next_call_id());
+                return Inline::Done(self.not_prepared(refused, arrival.at));
+            }
+        };
+        let subject = p.invocation.subject();
+        let site = p.invocation.shell_site(agent.id).unwrap_or_default();
+        let verdict = self.verdict(&p.info, &subject, &site);
+        let decision = immediate(&verdict);
+        let Some(decision) = decision.filter(|_| p.invocation.runs_inline()) else {
+            return Inline::Declined(given.then(|| std::mem::take(&mut p.args)));
+        };
+        p.info.id = self.next_call_id();
+        let (decision, p) = match self.record_immediate(p, decision) {
+            Ok(recorded) => recorded,
+            Err(e) => return Inline::Done(Err(e)),
+        };
+        let never = CancellationToken::new();
+        Inline::Done(Ok(self
+            .conclude(p, decision, None, &arrival, &never, None)
+            .await))
+    }
+
+    /// Record a call that could not be prepared, and answer it: a
+    /// JSON-RPC error for an unknown tool, an error result otherwise.
+    fn not_prepared(
+        &self,
+        refused: NotPrepared,
+        arrived: Instant,
+    ) -> Result<ToolOutput, CallError> {
+        match refused {
+            NotPrepared::UnknownTool(info, err) => {
+                let decision = Decision::deny(RefusedBy::InvalidArguments, Some(err.to_string()));
+                self.refuse_early(&info, &decision, arrived)?;
+                Err(err)
+            }
+            NotPrepared::Refused(info, decision) => {
+                self.refuse_early(&info, &decision, arrived)?;
+                let text = decision.reason().unwrap_or_default().to_string();
+                Ok(ToolOutput::error(text))
+            }
+        }
+    }
+
+    /// Record the request and the decision made at once, together (the
+    /// call and the decision are moved into their records and back).
+    fn record_immediate(
+        &self,
+        p: Prepared,
+        decision: Decision,
+    ) -> Result<(Decision, Prepared), CallError> {
+        let Prepared {
+            info,
+            tool,
+            invocation,
+            args,
+        } = p;
+        let (info, decision) = self.record_requested_and_decided(info, decision)?;
+        let p = Prepared {
+            info,
+            tool,
+            invocation,
+            args,
+        };
+        Ok((decision, p))
+    }
+
+    /// The decided call's end: a refusal recorded as not run, or the run
+    /// and its result recorded. `edit` is (proposed, edited) when the human
+    /// edited the command.
+    async fn conclude(
+        &self,
+        p: Prepared,
+        decision: Decision,
+        edit: Option<(String, String)>,
+        arrival: &Arrival,
+        cancel: &CancellationToken,
+        shell_check: Option<ShellCheck>,
+    ) -> ToolOutput {
         let info = p.info;
         if let Some(refused) = decision.refusal_outcome() {
             let mut text = refusal_message(&decision);
@@ -99,10 +211,10 @@ impl Supervisor {
                 text = format!("the user edited the command to {edited:?}, and {text}");
             }
             let out = ToolOutput::error(text);
-            self.record_not_run(&info, refused, &out, arrived);
-            return Ok(out);
+            self.record_not_run(&info, refused, &out, arrival.at);
+            return out;
         }
-        let (mut out, outcome, ran) = self.run(&info, p.invocation, &cancel, shell_check).await;
+        let (mut out, outcome, ran) = self.run(&info, p.invocation, cancel, shell_check).await;
         if let Some((proposed, ran)) = edit {
             say_what_ran(&mut out, &proposed, &ran);
         }
@@ -114,11 +226,11 @@ impl Supervisor {
         let result = CallResult {
             ran: Some(ran),
             proposal: info.proposal.as_deref(),
-            cancelled_by: (outcome == Outcome::Cancelled).then(|| self.cancel_cause(&gone)),
-            ..CallResult::not_run(outcome, &out, arrived)
+            cancelled_by: (outcome == Outcome::Cancelled).then(|| self.cancel_cause(&arrival.gone)),
+            ..CallResult::not_run(outcome, &out, arrival.at)
         };
         self.record_result(info.id, result);
-        Ok(out)
+        out
     }
 
     /// The human edited the command and approved it: prepare the edited

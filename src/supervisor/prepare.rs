@@ -37,6 +37,16 @@ pub enum NotPrepared {
     Refused(CallInfo, Decision),
 }
 
+impl NotPrepared {
+    /// The same refusal, of call `id`.
+    pub(super) fn with_id(mut self, id: CallId) -> Self {
+        match &mut self {
+            Self::UnknownTool(info, _) | Self::Refused(info, _) => info.id = id,
+        }
+        self
+    }
+}
+
 impl Supervisor {
     /// Prepare call `id` of `tool_name` by `agent` with `args`.
     pub(super) async fn prepare(

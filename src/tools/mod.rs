@@ -204,6 +204,13 @@ pub trait Invocation: Send + 'static {
     fn grant(&self) -> GrantShape {
         GrantShape::None
     }
+    /// True when [`Invocation::run`] finishes without waiting: no thread
+    /// hand-off, no process, no I/O that can block for long (a small
+    /// regular file already open). A transport may then serve the call
+    /// where it read it, not on a task of its own (default: false).
+    fn runs_inline(&self) -> bool {
+        false
+    }
     /// Run it. Errors are results with `is_error`; timeouts and
     /// cancellation are handled by the pipeline around this future.
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture;

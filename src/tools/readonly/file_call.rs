@@ -55,6 +55,10 @@ where
         self.file.subject()
     }
 
+    fn runs_inline(&self) -> bool {
+        self.file.size() <= INLINE_BYTES
+    }
+
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
         let Self { file, work, .. } = *self;
         if file.size() <= INLINE_BYTES {

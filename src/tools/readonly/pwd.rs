@@ -62,6 +62,10 @@ impl Invocation for PwdCall {
         Subject::None
     }
 
+    fn runs_inline(&self) -> bool {
+        true
+    }
+
     fn run(self: Box<Self>, _ctx: RunContext) -> RunFuture {
         Box::pin(async move { ToolOutput::ok(self.dir) })
     }
