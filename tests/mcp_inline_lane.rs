@@ -325,8 +325,18 @@ async fn the_lane_answers_and_records_exactly_what_rmcp_would() {
         .count();
     assert_eq!(
         finished, 16,
-        "every call but the unknown tool's is on the trail"
+        "every call is on the trail, the unknown tool's too"
     );
+    // A call the lane declined got no id of its own before rmcp served
+    // it: the ids run 1, 2, 3 … without a gap.
+    let mut ids: Vec<u64> = lane
+        .trail
+        .iter()
+        .filter(|r| r["type"] == "call_requested")
+        .map(|r| r["call"]["id"].as_u64().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=16).collect::<Vec<u64>>());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -18,19 +18,22 @@
 //! Cancellation cannot reach a call served here: nothing is read from the
 //! connection until it is answered.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use futures::FutureExt;
 use rmcp::Service;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, Extensions, GetExtensions, GetMeta, JsonRpcRequest,
-    RequestMetaObject, ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientRequest, ErrorData, Extensions, GetExtensions, GetMeta,
+    JsonRpcRequest, RequestMetaObject, ServerJsonRpcMessage,
 };
 use rmcp::service::RequestContext;
 
 use super::handler::AirlockHandler;
 use super::lane::{InlineOnly, Lane, Served, Serving};
 use crate::call::ToolKind;
+use crate::supervisor::panic_text;
 
 /// Serves the read-only calls of one connection where the transport
 /// reads them.
@@ -97,7 +100,19 @@ impl Lane for InlineLane {
             let mut context = RequestContext::new(id.clone(), peer);
             context.meta = meta;
             context.extensions = extensions;
-            let result = handler.handle_request(request, context).await;
+            // A panic here must not end the connection (rmcp contains one in
+            // the request's task): the request gets an internal error.
+            let handled = AssertUnwindSafe(handler.handle_request(request, context))
+                .catch_unwind()
+                .await;
+            let result = handled.unwrap_or_else(|p| {
+                let e = format!("panic: {}", panic_text(p.as_ref()));
+                tracing::error!("call failed: {e}");
+                Err(ErrorData::internal_error(
+                    format!("the call failed: {e}"),
+                    None,
+                ))
+            });
             if let Some(declined) = inline.take_request() {
                 return Served::Pass(ClientJsonRpcMessage::request(declined, id));
             }

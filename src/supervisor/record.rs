@@ -135,14 +135,14 @@ impl Supervisor {
             is_error: out.is_error,
             truncated: out.truncated,
             output_bytes: out.text.len(),
-            output_sha256: hex::encode(Sha256::digest(out.text.as_bytes())),
+            output_sha256: sha256_hex(out.text.as_bytes()),
             excerpt: excerpt(&out.text, EXCERPT_BYTES),
             change: r.proposal.map(|p| ChangeRecord {
                 path: p.path.clone(),
                 action: p.action,
                 summary: p.summary(),
                 diff: diff.map(|d| excerpt(d, MAX_AUDIT_DIFF)),
-                diff_sha256: diff.map(|d| hex::encode(Sha256::digest(d.as_bytes()))),
+                diff_sha256: diff.map(|d| sha256_hex(d.as_bytes())),
                 diff_truncated: diff.is_some_and(|d| d.len() > MAX_AUDIT_DIFF),
             }),
             cancelled_by: r.cancelled_by,
@@ -206,5 +206,17 @@ fn decided(info: &CallInfo, decision: &Decision) -> AuditEvent {
     AuditEvent::CallDecided {
         call_id: info.id,
         decision: decision.clone(),
+    }
+}
+
+/// The SHA-256 of `bytes` in lowercase hex (what `hex::encode` gives,
+/// without its character-by-character collect).
+fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut hex = [0u8; 64];
+    // 32 bytes always fill the 64 digits, all ASCII.
+    match hex::encode_to_slice(digest, &mut hex).map(|()| std::str::from_utf8(&hex)) {
+        Ok(Ok(text)) => text.to_owned(),
+        _ => hex::encode(digest),
     }
 }
