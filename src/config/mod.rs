@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::dirs::{PROJECT_CONFIG, user_config_path};
-use crate::policy::{Action, Mode, Rule};
+use crate::policy::{Action, Mode, Rule, SpecifierReading};
 use crate::sandbox::SandboxConfig;
 use crate::scope::ScopeConfig;
 use crate::tools::bash::BashConfig;
@@ -324,6 +324,17 @@ fn line_of(text: &str, offset: usize) -> usize {
         + 1
 }
 
+/// How the specifier of a rule about `tool` is read: the tool says (a
+/// tool that runs commands matches commands, the others paths); `*` and
+/// tools airlock does not have (an agent's own) either way.
+fn specifier_reading(tool: &str) -> SpecifierReading {
+    match crate::tools::ToolRegistry::builtin().get(tool) {
+        Some(t) if t.spec().kind == crate::call::ToolKind::Exec => SpecifierReading::Command,
+        Some(_) => SpecifierReading::Path,
+        None => SpecifierReading::Either,
+    }
+}
+
 /// The rules of one file, each checked (an invalid rule names its line).
 fn rules_of(path: &Path, text: &str, table: &toml::Table) -> Result<Vec<Rule>, ConfigError> {
     let mut out = Vec::new();
@@ -333,17 +344,19 @@ fn rules_of(path: &Path, text: &str, table: &toml::Table) -> Result<Vec<Rule>, C
         };
         for v in list {
             let Some(t) = v.as_str() else { continue };
-            let rule = Rule::parse(action, t, &path.display().to_string()).map_err(|e| {
-                let line = text
-                    .find(&format!("\"{t}\""))
-                    .map(|o| format!(":{}", line_of(text, o)))
-                    .unwrap_or_default();
-                ConfigError::Parse {
-                    path: path.to_path_buf(),
-                    line,
-                    message: e.message.clone() + &format!(" (rule {t:?})"),
-                }
-            })?;
+            let rule = Rule::parse(action, t, &path.display().to_string())
+                .and_then(|r| r.check_specifier(specifier_reading(&r.tool)).map(|()| r))
+                .map_err(|e| {
+                    let line = text
+                        .find(&format!("\"{t}\""))
+                        .map(|o| format!(":{}", line_of(text, o)))
+                        .unwrap_or_default();
+                    ConfigError::Parse {
+                        path: path.to_path_buf(),
+                        line,
+                        message: e.message.clone() + &format!(" (rule {t:?})"),
+                    }
+                })?;
             out.push(rule);
         }
     }

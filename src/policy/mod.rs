@@ -25,7 +25,7 @@ pub use engine::Policy;
 pub use grants::{Grant, GrantScope, Grants};
 pub use path_rules::PathRules;
 pub use reach::ReachCheck;
-pub use rule::{Action, Rule, RuleError};
+pub use rule::{Action, Rule, RuleError, SpecifierReading};
 
 /// How strict the defaults are. Deny rules and guardrails hold in every
 /// mode.

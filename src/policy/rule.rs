@@ -51,6 +51,17 @@ pub struct RuleError {
     pub message: String,
 }
 
+/// How a rule's specifier is matched against its tool's calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecifierReading {
+    /// As a command (`cargo test *`): a tool that runs commands.
+    Command,
+    /// As a path pattern (`src/**`, `=.env`): every other tool.
+    Path,
+    /// Either (`*(…)`: every tool's calls).
+    Either,
+}
+
 impl Rule {
     /// Parse `tool` or `tool(specifier)`.
     pub fn parse(action: Action, text: &str, source: &str) -> Result<Self, RuleError> {
@@ -91,6 +102,36 @@ impl Rule {
             specifier,
             source: source.to_string(),
         })
+    }
+
+    /// Check that the specifier means something as the rule is used:
+    /// `reads` says how the calls of its tool are matched. A specifier
+    /// that cannot be read never matches, so a deny or ask rule would
+    /// silently not apply: it is refused when the rule is loaded.
+    pub fn check_specifier(&self, reads: SpecifierReading) -> Result<(), RuleError> {
+        let Some(spec) = self.specifier.as_deref() else {
+            return Ok(());
+        };
+        let as_command = || crate::policy::shell::Specifier::parse(spec).map(|_| ());
+        let as_path = || crate::policy::paths::PathPattern::new(spec).map(|_| ());
+        let problem = match reads {
+            SpecifierReading::Command => as_command().err().map(|e| e.to_string()),
+            SpecifierReading::Path => as_path().err(),
+            SpecifierReading::Either => match (as_command(), as_path()) {
+                (Err(c), Err(p)) => Some(format!(
+                    "it is neither a command ({c}) nor a path pattern ({p})"
+                )),
+                _ => None,
+            },
+        };
+        match problem {
+            None => Ok(()),
+            Some(message) => Err(RuleError {
+                text: self.text(),
+                source_name: self.source.clone(),
+                message: format!("{message}; a rule that cannot be read would never match"),
+            }),
+        }
     }
 
     /// The rule as written: `bash(cargo test *)`.
