@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 
 use crate::call::{Subject, ToolKind};
+use crate::policy::shell::trim_blanks;
 
 /// What a grant covers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,7 +31,7 @@ impl GrantScope {
     pub fn covers(&self, kind: ToolKind, subject: &Subject) -> bool {
         match (self, subject) {
             (GrantScope::ExactCommand(c), Subject::Command { command }) => {
-                kind == ToolKind::Exec && command.trim() == c.trim()
+                kind == ToolKind::Exec && trim_blanks(command) == trim_blanks(c)
             }
             (GrantScope::File(f), Subject::Paths { paths }) => {
                 kind == ToolKind::Write && paths.len() == 1 && &paths[0] == f

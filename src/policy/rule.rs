@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::policy::shell::trim_blanks;
+
 /// What a rule does when it matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -70,20 +72,22 @@ impl Rule {
             source_name: source.to_string(),
             message: message.to_string(),
         };
-        let t = text.trim();
+        // Shell blanks only: other white space may be part of a name or
+        // a word (see `trim_blanks`).
+        let t = trim_blanks(text);
         let (tool, specifier) = match t.find('(') {
             None => (t, None),
             Some(open) => {
                 if !t.ends_with(')') {
                     return Err(err("expected tool(specifier) with a closing parenthesis"));
                 }
-                let spec = t[open + 1..t.len() - 1].trim();
+                let spec = trim_blanks(&t[open + 1..t.len() - 1]);
                 if spec.is_empty() {
                     return Err(err(
                         "empty specifier; write just the tool name to match every call",
                     ));
                 }
-                (t[..open].trim(), Some(spec.to_string()))
+                (trim_blanks(&t[..open]), Some(spec.to_string()))
             }
         };
         if tool.is_empty() {

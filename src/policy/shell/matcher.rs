@@ -25,9 +25,18 @@ pub struct Specifier {
 const EXACT: char = '=';
 
 /// The specifier that matches exactly `command` and nothing else:
-/// `=` and the command's text, trimmed. No word of it is a pattern.
+/// `=` and the command's text, trimmed of shell blanks. No word of it is
+/// a pattern.
 pub fn exact_specifier(command: &str) -> String {
-    format!("{EXACT}{}", command.trim())
+    format!("{EXACT}{}", trim_blanks(command))
+}
+
+/// `s` without the blanks the shell separates words with (space, tab,
+/// newline) at its ends. Not `str::trim`: other Unicode white space (a
+/// no-break space, an em space …) is part of a word to the shell, so
+/// `rm -f x\u{a0}` names another file than `rm -f x`.
+pub fn trim_blanks(s: &str) -> &str {
+    s.trim_matches([' ', '\t', '\n'])
 }
 
 /// Why a specifier is not valid. An invalid specifier matches nothing.
@@ -49,9 +58,9 @@ impl Specifier {
     /// *.rs`. A `*` is only a wildcard as the last word, alone, of a
     /// specifier not starting with `=`; elsewhere it is an error.
     pub fn parse(specifier: &str) -> Result<Self, SpecifierError> {
-        let s = specifier.trim();
+        let s = trim_blanks(specifier);
         if let Some(text) = s.strip_prefix(EXACT) {
-            let text = text.trim();
+            let text = trim_blanks(text);
             if text.is_empty() {
                 return Err(SpecifierError::Empty);
             }
@@ -107,7 +116,7 @@ impl Specifier {
     fn matches_exactly(&self, parsed: &ParsedCommand) -> bool {
         self.exact
             .as_deref()
-            .is_some_and(|text| parsed.source.trim() == text)
+            .is_some_and(|text| trim_blanks(&parsed.source) == text)
     }
 
     /// Allow rules: every command the shell runs directly matches (the

@@ -43,7 +43,7 @@ pub use continuation::read_heredoc;
 pub use environ::{is_process_state, prints_process_state};
 pub use matcher::{
     Specifier, SpecifierError, allowed_by, exact_specifier, specifier_matches,
-    specifier_matches_any,
+    specifier_matches_any, trim_blanks,
 };
 pub use parse::parse;
 pub use prefix::propose_prefix;
