@@ -178,11 +178,6 @@ impl AirlockHandler {
         self.agent.shared()
     }
 
-    /// True for a handler of one connection (not of HTTP requests).
-    pub(super) fn serves_one_connection(&self) -> bool {
-        self.pool.is_none() && !self.disconnect_on_drop
-    }
-
     fn know_peer(&self, context: &RequestContext<RoleServer>) {
         if self.peer.get().is_none() {
             let _ = self.peer.set(context.peer.clone());
@@ -231,8 +226,7 @@ impl AirlockHandler {
     /// one.
     fn offload_for(&self, tool: &str) -> Option<&tokio::runtime::Handle> {
         let runtime = self.offload.as_ref()?;
-        let kind = self.supervisor.tools().get(tool).map(|t| t.spec().kind);
-        (kind != Some(ToolKind::Read)).then_some(runtime)
+        (!self.supervisor.tools().is_read_only(tool)).then_some(runtime)
     }
 
     /// The request's agent, and what keeps a pooled one busy meanwhile.
@@ -330,16 +324,12 @@ impl ServerHandler for AirlockHandler {
         // A panic in the pipeline still answers the request (rmcp would
         // drop it and leave its id in flight); a tool's own panic is an
         // error result, recorded, inside the pipeline.
-        let failed = |e: String| {
-            tracing::error!("call failed: {e}");
-            ErrorData::internal_error(format!("the call failed: {e}"), None)
-        };
         let result = match offload {
             Some(runtime) => {
                 let running = runtime.spawn(call);
                 match self.calls.track_future(running).await {
                     Ok(result) => result,
-                    Err(e) => return Err(failed(e.to_string())),
+                    Err(e) => return Err(call_failed(&e.to_string())),
                 }
             }
             None => match self
@@ -348,7 +338,7 @@ impl ServerHandler for AirlockHandler {
                 .await
             {
                 Ok(result) => result,
-                Err(p) => return Err(failed(format!("panic: {}", panic_text(p.as_ref())))),
+                Err(p) => return Err(call_panicked(p.as_ref())),
             },
         };
         answer(result, structured)
@@ -415,16 +405,21 @@ impl AirlockHandler {
                 inline.decline(request, context);
                 Err(InlineOnly::declined())
             }
-            Err(p) => {
-                let e = format!("panic: {}", panic_text(p.as_ref()));
-                tracing::error!("call failed: {e}");
-                Err(ErrorData::internal_error(
-                    format!("the call failed: {e}"),
-                    None,
-                ))
-            }
+            Err(p) => Err(call_panicked(p.as_ref())),
         }
     }
+}
+
+/// The JSON-RPC error for a call whose pipeline failed (`e` says how), so
+/// the request is answered all the same.
+fn call_failed(e: &str) -> ErrorData {
+    tracing::error!("call failed: {e}");
+    ErrorData::internal_error(format!("the call failed: {e}"), None)
+}
+
+/// [`call_failed`] for a panic with `payload`.
+pub(super) fn call_panicked(payload: &(dyn std::any::Any + Send)) -> ErrorData {
+    call_failed(&format!("panic: {}", panic_text(payload)))
 }
 
 /// The answer to a `tools/call`: its result, or the JSON-RPC error for an

@@ -25,15 +25,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use futures::FutureExt;
 use rmcp::Service;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, ErrorData, Extensions, GetExtensions, GetMeta,
-    JsonRpcRequest, RequestMetaObject, ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientRequest, Extensions, GetExtensions, GetMeta, JsonRpcRequest,
+    RequestMetaObject, ServerJsonRpcMessage,
 };
 use rmcp::service::RequestContext;
 
-use super::handler::AirlockHandler;
+use super::handler::{AirlockHandler, call_panicked};
 use super::lane::{InlineOnly, Lane, Served, Serving};
-use crate::call::ToolKind;
-use crate::supervisor::panic_text;
 
 /// Serves the read-only calls of one connection where the transport
 /// reads them.
@@ -64,13 +62,9 @@ impl Lane for InlineLane {
             return false;
         };
         let h = &self.handler;
-        h.serves_one_connection()
-            && h.peer().is_some()
+        h.peer().is_some()
             && h.registered_agent().is_some()
-            && h.supervisor()
-                .tools()
-                .get(&call.params.name)
-                .is_some_and(|t| t.spec().kind == ToolKind::Read)
+            && h.supervisor().tools().is_read_only(&call.params.name)
     }
 
     /// Serve `msg` (one [`InlineLane::takes`]) through rmcp's request
@@ -105,14 +99,7 @@ impl Lane for InlineLane {
             let handled = AssertUnwindSafe(handler.handle_request(request, context))
                 .catch_unwind()
                 .await;
-            let result = handled.unwrap_or_else(|p| {
-                let e = format!("panic: {}", panic_text(p.as_ref()));
-                tracing::error!("call failed: {e}");
-                Err(ErrorData::internal_error(
-                    format!("the call failed: {e}"),
-                    None,
-                ))
-            });
+            let result = handled.unwrap_or_else(|p| Err(call_panicked(p.as_ref())));
             if let Some(declined) = inline.take_request() {
                 return Served::Pass(ClientJsonRpcMessage::request(declined, id));
             }

@@ -102,8 +102,7 @@ pub async fn serve_connection<R, W>(
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let handler = AirlockHandler::new(supervisor.clone(), tools);
-    serve_handler(supervisor, handler, read, write, stop, Dispatch::inline()).await;
+    serve_connection_via(supervisor, tools, (read, write), stop, Dispatch::inline()).await;
 }
 
 /// [`serve_connection`], dispatching requests as `dispatch` says (the

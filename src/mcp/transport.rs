@@ -130,18 +130,35 @@ where
         self
     }
 
-    /// Send the answer to a call the lane served, as [`Transport::send`]
-    /// sends rmcp's (the same id mapping, the same encoder).
-    fn answer_inline(&mut self, mut answer: ServerJsonRpcMessage) {
-        if !self.in_flight.answered(&mut answer) {
-            return;
+    /// Write (or queue whole) a message to the peer, an answer with its
+    /// client's id back; the output it went to (for the back-pressure).
+    /// `None`: an answer to a cancelled request, not written (its id may
+    /// be in use again). Both rmcp's messages ([`Transport::send`]) and
+    /// the lane's answers go through here.
+    fn write_message(
+        &mut self,
+        mut item: ServerJsonRpcMessage,
+    ) -> Option<(io::Result<()>, Option<LineOut>)> {
+        if !self.in_flight.answered(&mut item) {
+            tracing::debug!("dropped the answer to a cancelled request");
+            return None;
         }
-        let sent = match (encode(&answer), &self.out) {
+        let out = self.out.clone();
+        let sent = match (encode(&item), &out) {
             (Ok(bytes), Some(o)) => o.push(bytes),
             (Err(e), _) => Err(e),
-            (Ok(_), None) => return,
+            (Ok(_), None) => Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "the transport is closed",
+            )),
         };
-        if let Err(e) = sent {
+        Some((sent, out))
+    }
+
+    /// Send the answer to a call the lane served, as [`Transport::send`]
+    /// sends rmcp's.
+    fn answer_inline(&mut self, answer: ServerJsonRpcMessage) {
+        if let Some((Err(e), _)) = self.write_message(answer) {
             tracing::warn!("an answer was not sent: {e}");
         }
     }
@@ -253,24 +270,12 @@ where
 
     fn send(
         &mut self,
-        mut item: ServerJsonRpcMessage,
+        item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         // Written (or queued whole) here, not in the future: a line is
-        // never cut by a caller that drops the future. An answer to a
-        // cancelled request is not written (its id may be in use again).
-        let out = if self.in_flight.answered(&mut item) {
-            self.out.clone()
-        } else {
-            tracing::debug!("dropped the answer to a cancelled request");
+        // never cut by a caller that drops the future.
+        let Some((sent, out)) = self.write_message(item) else {
             return futures::future::Either::Left(std::future::ready(Ok(())));
-        };
-        let sent = match (encode(&item), &out) {
-            (Ok(bytes), Some(o)) => o.push(bytes),
-            (Err(e), _) => Err(e),
-            (Ok(_), None) => Err(io::Error::new(
-                io::ErrorKind::NotConnected,
-                "the transport is closed",
-            )),
         };
         futures::future::Either::Right(async move {
             sent?;

@@ -107,11 +107,7 @@ impl Supervisor {
         tool_name: &str,
         args: Option<Map<String, Value>>,
     ) -> Inline {
-        let read_only = self
-            .tools
-            .get(tool_name)
-            .is_some_and(|t| t.spec().kind == ToolKind::Read);
-        if !read_only {
+        if !self.tools.is_read_only(tool_name) {
             return Inline::Declined(args);
         }
         let arrival = Arrival {

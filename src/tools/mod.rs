@@ -508,6 +508,12 @@ impl ToolRegistry {
         self.tools.get(name)
     }
 
+    /// True when `name` is an enabled read-only tool.
+    pub fn is_read_only(&self, name: &str) -> bool {
+        self.get(name)
+            .is_some_and(|t| t.spec().kind == ToolKind::Read)
+    }
+
     /// All enabled tools, by name.
     pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
         self.tools.values()

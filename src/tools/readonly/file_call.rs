@@ -60,8 +60,9 @@ where
     }
 
     fn run(self: Box<Self>, ctx: RunContext) -> RunFuture {
+        let inline = self.runs_inline();
         let Self { file, work, .. } = *self;
-        if file.size() <= INLINE_BYTES {
+        if inline {
             // A small regular file (never a FIFO or device: those are refused
             // when opened) is read faster here than via a thread hand-off.
             return Box::pin(async move { work(&file, &ctx) });
