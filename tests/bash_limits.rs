@@ -163,16 +163,46 @@ async fn fifty_megabytes_are_capped_in_bounded_memory() {
 async fn binary_output_is_text() {
     let _serial = SERIAL.lock().await;
     let ws = tempfile::tempdir().unwrap();
+    // Every byte value, then pseudo-random bytes from a fixed seed: the
+    // same bytes every run (random ones could end inside an escape
+    // sequence that takes the next characters as its own).
+    std::fs::write(ws.path().join("blob.bin"), binary_blob(1000)).unwrap();
     let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
-    let r = run(&mut sh, "head -c 1000 /dev/urandom; echo; echo done").await;
+    let r = run(&mut sh, "cat blob.bin; echo; echo done").await;
     assert_eq!(r.ending, Ending::Finished { status: 0 });
-    assert!(r.output.text.ends_with("done\n"));
+    assert!(r.output.text.ends_with("\ndone\n"), "{:?}", r.output.text);
     assert!(r.output.text.len() < 4000);
     let r = run(&mut sh, "echo clean").await;
     assert_eq!(
         r.output.text, "clean\n",
         "binary output must not spill into the next call"
     );
+}
+
+/// Output that opens an OSC string and never ends it still shows what
+/// follows (the ESC made visible), through the real terminal.
+#[tokio::test]
+async fn an_unterminated_escape_string_hides_nothing() {
+    let _serial = SERIAL.lock().await;
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(&mut sh, r"printf 'a\n\033]0;secret\nb\n'; echo done").await;
+    assert_eq!(r.ending, Ending::Finished { status: 0 });
+    let esc = airlock::tools::bash::capture::SHOWN_ESC;
+    assert_eq!(r.output.text, format!("a\n{esc}]0;secret\nb\ndone\n"));
+}
+
+/// `len` bytes: 0 to 255, then xorshift64 from a fixed seed.
+fn binary_blob(len: usize) -> Vec<u8> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut bytes: Vec<u8> = (0..=255u8).collect();
+    while bytes.len() < len {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        bytes.push(x.to_le_bytes()[0]);
+    }
+    bytes
 }
 
 #[tokio::test]

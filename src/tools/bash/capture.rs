@@ -162,11 +162,55 @@ fn elide(s: String, max: usize) -> (String, usize) {
 }
 
 /// Raw terminal output → plain text.
+///
+/// A string sequence (OSC, DCS, SOS, PM, APC) that is never terminated
+/// would take everything after its introducer with it: a terminal shows
+/// nothing of it, and neither would the agent or the human. So when the
+/// output ends inside one, it is shown as text from its introducer on,
+/// the ESC written as [`SHOWN_ESC`]. Any ESC ends a string sequence, so
+/// the unterminated one began at the last ESC.
 pub fn normalize(bytes: &[u8]) -> String {
     let mut screen = Lines::default();
     let mut parser = vte::Parser::new();
     parser.advance(&mut screen, bytes);
+    if at_ground(&mut parser) {
+        return screen.finish();
+    }
+    let Some(esc) = memchr::memrchr(0x1b, bytes) else {
+        return screen.finish();
+    };
+    let mut screen = Lines::default();
+    vte::Parser::new().advance(&mut screen, &bytes[..esc]);
+    for c in SHOWN_ESC.chars() {
+        screen.put(c);
+    }
+    // No ESC after this one: the rest is plain text (and controls).
+    vte::Parser::new().advance(&mut screen, &bytes[esc + 1..]);
     screen.finish()
+}
+
+/// How an ESC that began an unterminated string sequence is shown.
+pub const SHOWN_ESC: &str = "\u{241B}";
+
+/// Whether `parser` is outside any string sequence: a BEL fed to it is
+/// executed (in ground, escape and CSI states) rather than ending an OSC,
+/// passed into a DCS or ignored (SOS/PM/APC, a DCS header).
+fn at_ground(parser: &mut vte::Parser) -> bool {
+    let mut probe = Probe::default();
+    parser.advance(&mut probe, b"\x07");
+    probe.executed
+}
+
+/// Sees whether the probe's BEL was executed.
+#[derive(Default)]
+struct Probe {
+    executed: bool,
+}
+
+impl vte::Perform for Probe {
+    fn execute(&mut self, byte: u8) {
+        self.executed |= byte == 0x07;
+    }
 }
 
 /// A one-line-at-a-time terminal: enough cursor handling for progress bars
@@ -269,6 +313,35 @@ mod tests {
         assert_eq!(normalize(b"ab\x08c"), "ac");
         assert_eq!(normalize(b"no newline"), "no newline");
         assert_eq!(normalize(b"tab\there"), "tab\there");
+    }
+
+    /// An unterminated string sequence of each kind does not hide what
+    /// follows it; a terminated one is still dropped.
+    #[test]
+    fn unterminated_strings_do_not_hide_the_rest() {
+        for intro in ["]0;", "P1$r", "X", "^", "_"] {
+            let raw = format!("before\n\x1b{intro}never ended\r\ndone\n");
+            let text = normalize(raw.as_bytes());
+            assert_eq!(
+                text,
+                format!("before\n{SHOWN_ESC}{intro}never ended\ndone\n"),
+                "{intro:?}"
+            );
+            let ended = format!("before\n\x1b{intro}ended\x1b\\after\n");
+            assert_eq!(normalize(ended.as_bytes()), "before\nafter\n", "{intro:?}");
+        }
+        // Only the last, unterminated one is shown; earlier ones ended.
+        let raw = b"\x1b]0;title\x07a\n\x1b]2;open\nb\n";
+        assert_eq!(normalize(raw), format!("a\n{SHOWN_ESC}]2;open\nb\n"));
+    }
+
+    /// The control: parsed as a terminal does (no probe), the same output
+    /// loses everything after the introducer, so the test above can fail.
+    #[test]
+    fn control_a_terminal_parser_hides_the_rest() {
+        let mut screen = Lines::default();
+        vte::Parser::new().advance(&mut screen, b"before\n\x1b]0;never ended\r\ndone\n");
+        assert_eq!(screen.finish(), "before\n");
     }
 
     #[test]
