@@ -119,6 +119,54 @@ async fn tools_answer_and_each_session_is_an_agent_with_its_own_shell() {
     assert_secret_not_stored(&ws, &ep);
 }
 
+/// A DELETE cancels the session's running command at once and its agent
+/// is recorded as gone: rmcp alone lets the calls of a closed session run
+/// on for up to 5 s, waiting for their answers, before the session's
+/// handler goes (the command ran on, and the trail said so 5 s late).
+#[tokio::test]
+async fn delete_cancels_a_running_command_at_once() {
+    let ws = Ws::new();
+    let (_child, ep) = serve_http(&ws, &["--approve-all"]).await;
+    let a = Session::open(&ep, "http-agent-del").await;
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "bash", "arguments": {"command": "sleep 30; touch late"}}});
+    let (addr, path, headers) = (ep.addr, ep.path(), a.headers());
+    let running = tokio::spawn(async move {
+        send(
+            addr,
+            "POST",
+            &path,
+            &headers,
+            serde_json::to_vec(&call).unwrap(),
+        )
+        .await
+    });
+    wait_for("the command to start", 20, || {
+        !of_type(&ws.audit(), "call_decided").is_empty()
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let deleted = Instant::now();
+    let d = a.delete().await;
+    assert!(d.status == 200 || d.status == 204, "DELETE: {}", d.status);
+    wait_for("the call's end", 20, || {
+        !of_type(&ws.audit(), "call_finished").is_empty()
+            && !of_type(&ws.audit(), "agent_disconnected").is_empty()
+    })
+    .await;
+    let took = deleted.elapsed();
+    let audit = ws.audit();
+    let finished = of_type(&audit, "call_finished");
+    assert_eq!(finished[0]["status"], "cancelled", "{}", finished[0]);
+    assert_eq!(finished[0]["cancelled_by"], "disconnect", "{}", finished[0]);
+    assert!(
+        took < Duration::from_secs(2),
+        "the call ended {took:?} after the DELETE"
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(5), running).await;
+    assert!(!ws.root.join("late").exists());
+}
+
 #[tokio::test]
 async fn the_secret_is_required_on_every_request_and_refusals_are_not_calls() {
     let ws = Ws::new();

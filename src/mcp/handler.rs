@@ -101,6 +101,20 @@ impl AgentSlot {
     }
 }
 
+/// The agents of HTTP sessions by session id, so that a DELETE of a
+/// session ends its calls at once: rmcp lets a closed session's calls run
+/// on for up to 5 s (it waits for their answers) before the handler, and
+/// with it the agent, goes.
+pub trait SessionAgents: Send + Sync {
+    /// `agent` is the agent of the session `id`.
+    fn link(&self, id: &str, agent: &AgentInfo);
+    /// The session `id`'s handler goes: forget it.
+    fn unlink(&self, id: &str);
+}
+
+/// The header an HTTP request names its session in.
+const SESSION_HEADER: &str = "mcp-session-id";
+
 /// Where requests that belong to no session find their agent (the
 /// stateless 2026-07-28 revision over HTTP, where every request gets its
 /// own handler): one agent per client, kept while it is busy or recent.
@@ -130,6 +144,9 @@ pub struct AirlockHandler {
     /// The connection's peer, known once rmcp handed over a request (the
     /// session runs); an inline lane serves calls only then.
     peer: Arc<OnceLock<Peer<RoleServer>>>,
+    /// An HTTP session's registry of agents, and the session's id once a
+    /// request named it.
+    sessions: Option<(Arc<dyn SessionAgents>, OnceLock<String>)>,
 }
 
 impl AirlockHandler {
@@ -144,6 +161,7 @@ impl AirlockHandler {
             disconnect_on_drop: false,
             offload: None,
             peer: Arc::new(OnceLock::new()),
+            sessions: None,
         }
     }
 
@@ -160,6 +178,7 @@ impl AirlockHandler {
             disconnect_on_drop: false,
             offload: self.offload.clone(),
             peer: self.peer.clone(),
+            sessions: None,
         }
     }
 
@@ -182,6 +201,31 @@ impl AirlockHandler {
         if self.peer.get().is_none() {
             let _ = self.peer.set(context.peer.clone());
         }
+        self.know_session(context);
+    }
+
+    /// Link an HTTP session's id (from the first request that names it)
+    /// to its registered agent.
+    fn know_session(&self, context: &RequestContext<RoleServer>) {
+        let Some((links, id)) = &self.sessions else {
+            return;
+        };
+        if id.get().is_some() {
+            return;
+        }
+        let Some(agent) = self.agent.shared() else {
+            return;
+        };
+        let named = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.headers.get(SESSION_HEADER))
+            .and_then(|v| v.to_str().ok());
+        if let Some(named) = named
+            && id.set(named.to_string()).is_ok()
+        {
+            links.link(named, &agent);
+        }
     }
 
     /// Run every call that is not read-only (bash, writes, and any call
@@ -203,10 +247,12 @@ impl AirlockHandler {
         supervisor: Arc<Supervisor>,
         tools: Arc<[Tool]>,
         pool: Arc<dyn AgentPool>,
+        sessions: Arc<dyn SessionAgents>,
     ) -> Self {
         let mut handler = Self::new(supervisor, tools);
         handler.pool = Some(pool);
         handler.disconnect_on_drop = true;
+        handler.sessions = Some((sessions, OnceLock::new()));
         handler
     }
 
@@ -255,6 +301,11 @@ impl AirlockHandler {
 
 impl Drop for AirlockHandler {
     fn drop(&mut self) {
+        if let Some((links, id)) = &self.sessions
+            && let Some(id) = id.get()
+        {
+            links.unlink(id);
+        }
         if !self.disconnect_on_drop {
             return;
         }

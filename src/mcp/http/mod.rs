@@ -29,6 +29,7 @@ pub mod agents;
 pub mod body;
 mod ids;
 mod request;
+mod sessions;
 
 use crate::config::http as config;
 pub use crate::config::http::HttpConfig;
@@ -171,18 +172,21 @@ impl HttpServer {
         sessions.session_config.keep_alive = Some(idle);
         let sessions = Arc::new(sessions);
         let pool = Arc::new(agents::StatelessAgents::default());
+        let by_session = Arc::new(sessions::Sessions::default());
         let tools = crate::mcp::handler::tool_list(&supervisor);
         let service_stop = stop.child_token();
         let service = {
             let (sup, pool) = (supervisor.clone(), pool.clone());
             let handler_pool: Arc<dyn crate::mcp::handler::AgentPool> =
                 Arc::new(agents::Pool(pool.clone()));
+            let links: Arc<dyn crate::mcp::handler::SessionAgents> = by_session.clone();
             StreamableHttpService::new(
                 move || {
                     Ok(crate::mcp::AirlockHandler::for_http(
                         sup.clone(),
                         tools.clone(),
                         handler_pool.clone(),
+                        links.clone(),
                     ))
                 },
                 sessions.clone(),
@@ -197,6 +201,7 @@ impl HttpServer {
             access,
             service,
             sessions,
+            by_session,
             max_body: self.config.max_body_bytes,
             body_timeout: BODY_TIMEOUT,
             ids: Arc::default(),

@@ -36,6 +36,7 @@ pub struct State {
     pub access: Access,
     pub service: StreamableHttpService<AirlockHandler, LocalSessionManager>,
     pub sessions: Arc<LocalSessionManager>,
+    pub by_session: Arc<super::sessions::Sessions>,
     pub max_body: usize,
     pub body_timeout: Duration,
     pub ids: Arc<SessionIds>,
@@ -104,6 +105,12 @@ impl State {
             .await;
         if response.status().is_client_error() || response.status().is_server_error() {
             return self.audit_error_response(&what, response, &bytes).await;
+        }
+        if is_delete
+            && response.status().is_success()
+            && let Some(s) = &session
+        {
+            self.by_session.ended(s, &self.supervisor);
         }
         if is_delete && response.status() == StatusCode::ACCEPTED {
             // The session is gone; clients expect 200 or 204 here.
