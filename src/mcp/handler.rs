@@ -112,8 +112,9 @@ pub trait SessionAgents: Send + Sync {
     fn unlink(&self, id: &str);
 }
 
-/// The header an HTTP request names its session in.
-const SESSION_HEADER: &str = "mcp-session-id";
+/// The header an HTTP request names its session in (MCP's
+/// `Mcp-Session-Id`).
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Where requests that belong to no session find their agent (the
 /// stateless 2026-07-28 revision over HTTP, where every request gets its

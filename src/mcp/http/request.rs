@@ -20,10 +20,8 @@ use super::access::{Access, MCP_PATH, Refusal, redacted_path};
 use super::body::{BodyError, WatchedBody, read_bounded};
 use super::ids::{Held, SessionIds};
 use crate::mcp::AirlockHandler;
+use crate::mcp::handler::SESSION_HEADER;
 use crate::supervisor::Supervisor;
-
-/// The session header (MCP's `Mcp-Session-Id`).
-const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Bytes of an error response kept for the audit record.
 const AUDIT_BODY: usize = 512;
