@@ -8,19 +8,34 @@ use airlock::tools::bash::{Ending, Shell};
 use bash_support::*;
 
 #[tokio::test]
-async fn state_persists_across_commands() {
+async fn the_directory_and_exported_variables_carry_over_and_nothing_else() {
     let ws = tempfile::tempdir().unwrap();
     std::fs::create_dir(ws.path().join("sub")).unwrap();
     let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
     let r = run(
         &mut sh,
-        "cd sub && export FOO=bar && greet() { echo \"hi $1\"; }",
+        "cd sub && export FOO=bar QUOTED=$'a b\\nc' && unset -v HOME && greet() { echo hi; } \
+         && plain=1 && set -o pipefail && shopt -s expand_aliases && alias ll=ls",
     )
     .await;
     assert_eq!(r.ending, Ending::Finished { status: 0 });
-    let r = run(&mut sh, "pwd; echo $FOO; greet you").await;
     let canon = std::fs::canonicalize(ws.path().join("sub")).unwrap();
-    assert_eq!(r.output.text, format!("{}\nbar\nhi you\n", canon.display()));
+    assert_eq!(r.cwd.as_deref(), Some(canon.to_str().unwrap()));
+    let r = run(
+        &mut sh,
+        "pwd; echo \"$FOO\"; printf '%q\\n' \"$QUOTED\"; echo \"${HOME-unset}\"; \
+         echo \"${plain-not kept}\"; type -t greet ll || echo none; shopt -qo pipefail && echo on || echo off",
+    )
+    .await;
+    assert_eq!(
+        r.output.text,
+        format!(
+            "{}\nbar\n$'a b\\nc'\nunset\nnot kept\nnone\noff\n",
+            canon.display()
+        ),
+        "cd, export and unset carry over; shell variables, functions, aliases and \
+         options end with the command that made them"
+    );
     assert_eq!(r.cwd.as_deref(), Some(canon.to_str().unwrap()));
 }
 
@@ -147,23 +162,27 @@ async fn commands_run_exactly_as_written() {
 }
 
 #[tokio::test]
-async fn exit_and_kill_end_the_shell_and_say_so() {
+async fn exit_and_exec_end_the_command_and_killing_the_shell_says_so() {
     let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join("sub")).unwrap();
+    let canon = std::fs::canonicalize(ws.path().join("sub")).unwrap();
     let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
-    let r = run(&mut sh, "echo bye; exit 3").await;
-    assert_eq!(
-        r.ending,
-        Ending::ShellExited {
-            code: 3,
-            signal: None
-        }
-    );
+    // Each command has a bash of its own: `exit` ends the command, and
+    // what it did before (`cd`) still carries over.
+    let r = run(&mut sh, "cd sub; echo bye; exit 3").await;
+    assert_eq!(r.ending, Ending::Finished { status: 3 });
     assert_eq!(r.output.text, "bye\n");
-    assert!(!sh.is_alive());
-    assert!(r.cwd.is_none());
-
-    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    assert!(sh.is_alive());
+    assert_eq!(r.cwd.as_deref(), Some(canon.to_str().unwrap()));
     let r = run(&mut sh, "kill -9 $$").await;
+    assert_eq!(r.ending, Ending::Finished { status: 137 });
+    let r = run(&mut sh, "exec true").await;
+    assert_eq!(r.ending, Ending::Finished { status: 0 });
+    let r = run(&mut sh, "pwd").await;
+    assert_eq!(r.output.text, format!("{}\n", canon.display()));
+
+    // The shell that starts them killed: the call says so, the shell is gone.
+    let r = run(&mut sh, "kill -9 $PPID").await;
     assert_eq!(
         r.ending,
         Ending::ShellExited {
@@ -171,16 +190,8 @@ async fn exit_and_kill_end_the_shell_and_say_so() {
             signal: Some(9)
         }
     );
-
-    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
-    let r = run(&mut sh, "exec true").await;
-    assert_eq!(
-        r.ending,
-        Ending::ShellExited {
-            code: 0,
-            signal: None
-        }
-    );
+    assert!(!sh.is_alive());
+    assert!(r.cwd.is_none());
 }
 
 #[tokio::test]
@@ -221,25 +232,27 @@ async fn shell_options_and_redirections_keep_the_session_working() {
     assert_eq!(r.output.text, "");
     let r = run_for(&mut sh, "echo visible >&2", Duration::from_secs(5)).await;
     assert_eq!(r.output.text, "visible\n");
-    // nounset, xtrace-free pipefail, a trap on ERR: the dispatch survives.
+    // nounset, pipefail, a trap on ERR work within their command, and
+    // end with it.
     let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
-    let r = run(&mut sh, "set -u -o pipefail; trap 'echo trapped' ERR").await;
-    assert_eq!(r.ending, Ending::Finished { status: 0 });
-    let r = run(&mut sh, "false | true; echo $?").await;
+    let r = run(
+        &mut sh,
+        "set -u -o pipefail; trap 'echo trapped' ERR; false | true; echo $?",
+    )
+    .await;
     assert_eq!(r.output.text, "trapped\n1\n");
+    let r = run(&mut sh, "false | true; echo $?").await;
+    assert_eq!(r.output.text, "0\n");
     let r = run(&mut sh, "echo ok").await;
     assert_eq!(r.output.text, "ok\n");
-    // errexit: a failing command ends the shell, as in a terminal.
-    let r = run(&mut sh, "set -e").await;
-    assert_eq!(r.ending, Ending::Finished { status: 0 });
-    let r = run(&mut sh, "false").await;
-    assert_eq!(
-        r.ending,
-        Ending::ShellExited {
-            code: 1,
-            signal: None
-        }
-    );
+    // errexit ends the command at its first failure, with that status;
+    // the variables it exported until then carry over.
+    let r = run(&mut sh, "set -e; export DONE=1; false; echo not reached").await;
+    assert_eq!(r.ending, Ending::Finished { status: 1 });
+    assert_eq!(r.output.text, "");
+    let r = run(&mut sh, "echo $DONE").await;
+    assert_eq!(r.output.text, "1\n");
+    assert!(sh.is_alive());
 }
 
 #[tokio::test]

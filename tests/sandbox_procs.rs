@@ -113,9 +113,10 @@ async fn background_jobs_still_run_between_calls_and_the_shell_sees_its_own_pids
     f.ok("(sleep 0.3; touch bg-done) &").await;
     tokio::time::sleep(Duration::from_millis(800)).await;
     assert!(f.ws.join("bg-done").exists());
-    // The shell is its namespace's init, with a /proc of its own.
+    // The shell (the parent of each command's bash) is its namespace's init,
+    // with a /proc of its own.
     assert_eq!(
-        f.ok("echo $$; ls /proc | grep -c '^[0-9]*$' | tr -d ' '")
+        f.ok("echo $PPID; ls /proc | grep -c '^[0-9]*$' | tr -d ' '")
             .await
             .lines()
             .next(),

@@ -490,6 +490,10 @@ fn private_tmp_steps(
     ) else {
         return Ok(false);
     };
+    // The shell's state directory stays writable inside its read-only
+    // private directory.
+    let state = private.join(super::STATE_DIR);
+    let state_kept = keeps.iter().any(|k| state.starts_with(k)) && state.is_dir();
     for k in keeps {
         let rel = k.strip_prefix("/tmp").unwrap_or(&k);
         let dst = tmp.join(rel);
@@ -507,6 +511,14 @@ fn private_tmp_steps(
             src: cstring(&k)?,
             dst: cstring(&dst)?,
             readonly: (!writable).then(|| locked_flags(&k)),
+        });
+    }
+    if state_kept {
+        let rel = state.strip_prefix("/tmp").unwrap_or(&state);
+        steps.push(Step::Bind {
+            src: cstring(&state)?,
+            dst: cstring(&tmp.join(rel))?,
+            readonly: None,
         });
     }
     steps.push(Step::Bind {
@@ -554,7 +566,7 @@ fn ruleset(
         // host's /proc do not reach beneath it.
         r.allow_late(Path::new("/proc"), fs::READ)?;
     }
-    let mut writes = vec![tmp.to_path_buf()];
+    let mut writes = vec![tmp.to_path_buf(), private.join(super::STATE_DIR)];
     writes.extend(access.allow_write.iter().cloned());
     if access.writable_ws {
         writes.push(ws.to_path_buf());

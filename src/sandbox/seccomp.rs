@@ -30,6 +30,7 @@ const DENIED: &[libc::c_long] = &[
     libc::SYS_ptrace,
     libc::SYS_process_vm_readv,
     libc::SYS_process_vm_writev,
+    libc::SYS_pidfd_getfd,
     libc::SYS_kexec_load,
     libc::SYS_kexec_file_load,
     libc::SYS_init_module,

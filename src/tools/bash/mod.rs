@@ -20,6 +20,7 @@ use crate::tools::{Invocation, RunContext, RunFuture, Tool, ToolError, ToolOutpu
 
 pub mod capture;
 mod config;
+pub mod dispatch;
 pub mod env;
 mod plumbing;
 pub mod pool;
@@ -62,7 +63,7 @@ pub struct Bash {
 macro_rules! description {
     ($extra:literal) => {
         concat!(
-            "Run a command in a persistent bash shell in the workspace (a pseudo-terminal; one shell per agent). The result is the output (capped: head and tail kept) and a final line `exit code: N`. Commands that wait for input get end-of-file; pagers and editors are disabled; secret environment variables are not passed.",
+            "Run a command in bash in the workspace (a pseudo-terminal; one session per agent). Each command gets a fresh bash: the working directory (`cd`) and exported variables carry over to the next command; functions, aliases, shell options and traps do not. The result is the output (capped: head and tail kept) and a final line `exit code: N`. Commands that wait for input get end-of-file; pagers and editors are disabled; secret environment variables are not passed.",
             $extra
         )
     };
@@ -124,7 +125,7 @@ impl Bash {
         let props = json!({
             "command": {
                 "type": "string",
-                "description": "The bash command to run, exactly as written (multi-line scripts and heredocs are fine). The shell persists between calls: cd, exported variables and functions carry over. stdin is empty: a command that reads it gets end-of-file. Required unless restart is true."
+                "description": "The bash command to run, exactly as written (multi-line scripts and heredocs are fine). The working directory (cd) and exported variables carry over to the next call; functions, aliases and shell options do not. stdin is empty: a command that reads it gets end-of-file. Required unless restart is true."
             },
             "description": {
                 "type": "string",
@@ -133,7 +134,7 @@ impl Bash {
             "restart": {
                 "type": "boolean",
                 "default": false,
-                "description": "Start a fresh shell first (cwd, variables and functions reset). With no command, only restart."
+                "description": "Start a fresh shell first (working directory and exported variables reset). With no command, only restart."
             },
             "timeout_secs": {
                 "type": "integer",

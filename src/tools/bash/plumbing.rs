@@ -35,7 +35,13 @@ impl PrivateDir {
             let name = format!("{DIR_PREFIX}{me}-{:016x}", rand::random::<u64>());
             let path = base.join(name);
             match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(Self { path }),
+                Ok(()) => {
+                    let dir = Self { path };
+                    std::fs::DirBuilder::new()
+                        .mode(0o700)
+                        .create(dir.path.join(crate::sandbox::STATE_DIR))?;
+                    return Ok(dir);
+                }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
                 Err(e) => return Err(e),
             }
@@ -46,6 +52,13 @@ impl PrivateDir {
     /// Its path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The file in which each command leaves its working directory and
+    /// exported variables for the next (see `super::dispatch`), in the
+    /// one subdirectory a sandboxed shell may write.
+    pub fn state_file(&self) -> PathBuf {
+        self.path.join(crate::sandbox::STATE_DIR).join("env")
     }
 
     /// A `tmp` directory inside it (mode 1777, like `/tmp`: the directory
@@ -119,26 +132,6 @@ pub fn open_slave(path: &Path) -> io::Result<File> {
         .write(true)
         .custom_flags(libc::O_NOCTTY)
         .open(path)
-}
-
-/// Set or clear `O_NONBLOCK` on `fd`.
-pub fn set_nonblocking(fd: RawFd, on: bool) -> io::Result<()> {
-    // SAFETY: plain fcntl calls on a descriptor the caller owns.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let flags = if on {
-            flags | libc::O_NONBLOCK
-        } else {
-            flags & !libc::O_NONBLOCK
-        };
-        if libc::fcntl(fd, libc::F_SETFL, flags) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
 }
 
 /// In the forked child, before exec: a session of its own (no controlling

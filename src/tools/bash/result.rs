@@ -15,7 +15,7 @@ use super::session::Ending;
 use crate::tools::ToolOutput;
 use crate::tools::output::with_error_alternative;
 
-const RESET: &str = "cwd, variables and functions are reset";
+const RESET: &str = "the working directory and exported variables are reset";
 
 /// How a bash call ended, as the agent sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -23,7 +23,8 @@ const RESET: &str = "cwd, variables and functions are reset";
 pub enum BashStatus {
     /// The command finished (any exit code).
     Exited,
-    /// The shell itself ended (`exit`, `exec`, killed).
+    /// The shell itself ended (killed; a command's own `exit` or `exec`
+    /// ends only that command).
     ShellExited,
     /// The timeout hit; everything was killed.
     TimedOut,

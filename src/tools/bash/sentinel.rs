@@ -6,8 +6,6 @@
 //! US = 0x1f). The token is 128 random bits the command never sees, so
 //! nothing it prints can end its call early or leak into the next one.
 
-use std::path::Path;
-
 /// A per-command random token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Token(String);
@@ -47,29 +45,6 @@ impl Default for Token {
 /// Quote `s` for bash as one word.
 pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-/// Shell functions the dispatch line relies on, defined once per shell.
-pub const PRELUDE: &str = "__airlock_rc() { return \"$1\"; }\n";
-
-/// The one line sent to the shell for a command stored in `file`: read the
-/// file exactly, restore `$?` to the previous command's status, run it with
-/// stdin at end-of-file, then print the sentinel with the command's status.
-/// The sentinel goes to stdout, or to stderr when the command redirected
-/// the shell's stdout away from the terminal (`exec >log`).
-pub fn dispatch_line(file: &Path, token: &Token, prev_status: i32) -> String {
-    let file = shell_quote(&file.to_string_lossy());
-    let t = token.as_str();
-    format!(
-        "IFS= \\builtin read -r -d '' __airlock_c < {file} || :; \
-         __airlock_rc {prev} && :; \
-         \\builtin eval \"$__airlock_c\" < /dev/null; \
-         __airlock_s=$?; \\builtin unset __airlock_c; \
-         if \\builtin test -t 1; then \
-         \\builtin printf '\\036%s\\037%d %s\\037%s\\036' {t} \"$__airlock_s\" \"$PWD\" {t}; \
-         else \\builtin printf '\\036%s\\037%d %s\\037%s\\036' {t} \"$__airlock_s\" \"$PWD\" {t} >&2; fi\n",
-        prev = prev_status.clamp(0, 255),
-    )
 }
 
 /// A command's end as the sentinel reported it.
@@ -266,14 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn dispatch_line_is_one_line_and_quotes_the_path() {
-        let t = Token::new();
-        let line = dispatch_line(Path::new("/tmp/it's/c1"), &t, 7);
-        assert_eq!(line.matches('\n').count(), 1);
-        assert!(line.ends_with('\n'));
-        assert!(line.contains(r"'/tmp/it'\''s/c1'"));
-        assert!(line.contains("__airlock_rc 7 "));
-        assert!(line.contains(t.as_str()));
+    fn tokens_are_fresh() {
         assert_ne!(Token::new(), Token::new());
     }
 }

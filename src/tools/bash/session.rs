@@ -1,4 +1,5 @@
-//! One long-lived bash in a pseudo-terminal.
+//! One long-lived bash in a pseudo-terminal, which starts a fresh bash
+//! for each command.
 //!
 //! Programs see a terminal on stdout and stderr (the PTY slave, opened
 //! with `O_NOCTTY`; the shell is a session leader without a controlling
@@ -7,8 +8,8 @@
 //! shell does not read its commands from the terminal: its stdin is a pipe
 //! only we write to, so it is non-interactive (no prompt, no echo, no
 //! job-control chatter). Each command is written to a file of its own in a
-//! private 0700 directory and run by one dispatch line (see
-//! [`sentinel::dispatch_line`]).
+//! private 0700 directory and run by one dispatch line, in a fresh bash of
+//! its own (see [`dispatch`]): this long-lived one only dispatches.
 
 #![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
 
@@ -16,7 +17,9 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::future::Future;
 use std::io::Write;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::net::Shutdown;
+use std::os::fd::OwnedFd;
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,9 +29,10 @@ use portable_pty::{MasterPty, PtySize};
 use tokio::sync::mpsc;
 
 use super::capture::{Capture, Captured};
+use super::dispatch;
 use super::plumbing::{self, ExitCell, PrivateDir};
 use super::procs;
-use super::sentinel::{self, Scanner, Token};
+use super::sentinel::{Scanner, Token};
 use crate::sandbox::{Sandbox, SandboxError, child::Steps};
 
 /// How long a fresh shell may take to answer its first command.
@@ -74,7 +78,8 @@ pub enum Ending {
         /// `$?`.
         status: i32,
     },
-    /// The shell itself ended (`exit`, `exec`, killed).
+    /// The shell itself ended (killed; a command's own `exit` or `exec`
+    /// ends only that command's bash).
     ShellExited {
         /// Its exit status (128 + n for signal n).
         code: i32,
@@ -113,7 +118,7 @@ pub struct Shell {
     max_output: usize,
     /// The PTY's master side, open as long as the shell's terminal is.
     master: Box<dyn MasterPty + Send>,
-    commands: File,
+    commands: UnixStream,
     dir: PrivateDir,
     rx: mpsc::Receiver<Vec<u8>>,
     exit: Arc<ExitCell>,
@@ -210,10 +215,13 @@ impl Shell {
             .ok_or_else(|| ShellError::Spawn("the PTY has no name".into()))?;
         let slave = plumbing::open_slave(&slave_path).map_err(|e| spawn_err(&e))?;
         drop(pair.slave);
-        // The shell reads its commands from this pipe; we keep the write end.
-        let (cmd_r, cmd_w) = plumbing::pipe()?;
-        plumbing::set_nonblocking(cmd_w.as_raw_fd(), true)?;
-        let mut cmd = bash_command(cfg, cmd_r, slave)?;
+        // The shell reads its commands from a socket, not a pipe: a command
+        // it starts cannot open a socket through `/proc/<pid>/fd/0` (ENXIO)
+        // to feed it lines of its own or read the next command's.
+        let (ours, theirs) = UnixStream::pair()?;
+        ours.set_nonblocking(true)?;
+        ours.shutdown(Shutdown::Read)?;
+        let mut cmd = bash_command(cfg, OwnedFd::from(theirs), slave)?;
         let forks = steps.as_ref().is_some_and(|s| {
             s.steps()
                 .iter()
@@ -233,7 +241,7 @@ impl Shell {
             bash_pid: 0,
             max_output: cfg.max_output_bytes,
             master: pair.master,
-            commands: File::from(cmd_w),
+            commands: ours,
             dir,
             rx: mpsc::channel(1).1,
             exit,
@@ -251,7 +259,8 @@ impl Shell {
         }
         // From here on, Drop kills the shell if anything fails.
         shell.start_reader()?;
-        shell.commands.write_all(sentinel::PRELUDE.as_bytes())?;
+        let prelude = dispatch::prelude(&shell.dir.state_file());
+        shell.commands.write_all(prelude.as_bytes())?;
         let ready = shell
             .run("", STARTUP_TIMEOUT, std::future::pending(), &mut |_| {})
             .await?;
@@ -328,7 +337,7 @@ impl Shell {
         let file = self.dir.write_new(&format!("c{}", self.seq), command)?;
         let token = Token::new();
         let mut scanner = Scanner::new(&token);
-        let line = sentinel::dispatch_line(&file, &token, self.last_status);
+        let line = dispatch::dispatch_line(&file, &self.dir.state_file(), &token, self.last_status);
         let sent = self.commands.write_all(line.as_bytes());
         let mut emit = |b: &[u8]| {
             capture.push(b);

@@ -1,0 +1,161 @@
+//! What an approved command leaves in its shell cannot change what a later
+//! approved command runs: functions named like the builtins airlock's
+//! dispatch uses, `readonly` variables, `enable -n`, a `DEBUG` trap with
+//! `extdebug`, aliases, `set -n`, exported functions, lines written into
+//! the shell's own input, a forged hand-over state.
+//!
+//! Each attack is run through the real [`Shell`] (a command of its own,
+//! then `echo approved`), which must print exactly `approved`. The control
+//! runs the same attack and the same dispatch in one shared bash (what
+//! airlock did before each command got a bash of its own) and must see the
+//! later command changed: so the test fails if the protection goes.
+
+mod bash_support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use airlock::tools::bash::dispatch;
+use airlock::tools::bash::{Ending, Shell};
+use bash_support::*;
+
+/// Commands that try to change how a later command is read or run.
+const ATTACKS: &[(&str, &str)] = &[
+    ("readonly variable", "readonly __airlock_c='echo PLANTED'"),
+    ("function eval", "eval() { echo PLANTED; }"),
+    ("function read", "read() { __airlock_c='echo PLANTED'; }"),
+    ("function return", "return() { echo PLANTED; }"),
+    ("function export", "export() { echo PLANTED; }"),
+    ("function unset", "unset() { echo PLANTED; }"),
+    ("function mapfile", "mapfile() { echo PLANTED; }"),
+    ("function set", "set() { echo PLANTED; }"),
+    ("builtin off", "enable -n eval"),
+    ("read off", "enable -n read"),
+    (
+        "DEBUG trap",
+        "shopt -s extdebug; trap 'echo PLANTED; false' DEBUG",
+    ),
+    (
+        "alias",
+        "shopt -s expand_aliases; alias eval='echo PLANTED;'",
+    ),
+    ("noexec", "set -n"),
+    (
+        "exported function",
+        "eval() { echo PLANTED; }; export -f eval",
+    ),
+    (
+        "sourced file",
+        "printf 'eval() { echo PLANTED; }\\n' > planted.sh; . ./planted.sh",
+    ),
+];
+
+/// The control: `attack`, then the dispatch of `echo approved` as the
+/// runner does it, in one bash. Returns what that bash printed.
+fn in_one_shared_shell(ws: &std::path::Path, attack: &str) -> String {
+    let cmd = ws.join("cmd");
+    std::fs::write(&cmd, "echo approved").unwrap();
+    let state = ws.join("state");
+    std::fs::write(&state, format!("{}\0X=1\0", ws.display())).unwrap();
+    // The runner's own text after the attack, in the same process; its
+    // trailing `exit` is dropped so that an attack that stops it is seen.
+    let script = format!(
+        "{attack}\n{}",
+        dispatch::runner_text().replace("exit ", ": ")
+    );
+    let out = Command::new("bash")
+        .args(["--noprofile", "--norc", "-c", &script, "bash"])
+        .arg(&cmd)
+        .arg(&state)
+        .arg("0")
+        .current_dir(ws)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[tokio::test]
+async fn planted_shell_state_cannot_change_a_later_command() {
+    for (name, attack) in ATTACKS {
+        let ws = tempfile::tempdir().unwrap();
+        let control = in_one_shared_shell(ws.path(), attack);
+        assert_ne!(
+            control, "approved\n",
+            "control for {name}: in one shared shell the attack changes the later command"
+        );
+
+        let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+        let planted = run(&mut sh, attack).await;
+        assert!(
+            matches!(planted.ending, Ending::Finished { .. }),
+            "{name}: {planted:?}"
+        );
+        let later = run(&mut sh, "echo approved").await;
+        assert_eq!(later.ending, Ending::Finished { status: 0 }, "{name}");
+        assert_eq!(later.output.text, "approved\n", "{name}");
+        let again = run(&mut sh, "echo approved; type -t eval").await;
+        assert_eq!(again.output.text, "approved\nbuiltin\n", "{name}");
+    }
+}
+
+/// The shell's input: a command cannot open it through `/proc` to feed the
+/// shell a line of its own (the control shows that it can when the input
+/// is a pipe, as it was).
+#[tokio::test]
+async fn a_command_cannot_write_into_the_shells_input() {
+    let inject = "echo 'echo PLANTED' > /proc/$PPID/fd/0; echo \"rc=$?\"";
+
+    // Control: a bash reading its commands from a pipe, as airlock's did.
+    let mut control = Command::new("bash")
+        .args(["--noprofile", "--norc"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = control.stdin.take().unwrap();
+    writeln!(input, "bash -c {} < /dev/null", shell_word(inject)).unwrap();
+    // Wait for the injected line to be in the pipe before closing it.
+    writeln!(input, "sleep 0.2").unwrap();
+    drop(input);
+    let out = control.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("PLANTED"), "control: {text}");
+
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let r = run(&mut sh, inject).await;
+    assert!(r.output.text.contains("rc=1"), "{}", r.output.text);
+    assert!(
+        r.output.text.contains("No such device or address"),
+        "{}",
+        r.output.text
+    );
+    let later = run(&mut sh, "echo approved").await;
+    assert_eq!(later.output.text, "approved\n");
+}
+
+/// The hand-over state is data: a command that rewrites it can set the
+/// next command's directory and variables (as `cd` and `export` could),
+/// never define a function or run anything.
+#[tokio::test]
+async fn a_forged_hand_over_state_is_only_data() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    let forge = "trap - EXIT; printf '%s\\0' / 'FORGED=$(echo PLANTED)' \
+                 'BASH_FUNC_eval%%=() { echo PLANTED; }' \"PATH=$PATH\" > \"$__airlock_st\"; \
+                 exit 0";
+    let r = run(&mut sh, forge).await;
+    assert_eq!(r.ending, Ending::Finished { status: 0 });
+    // The forged state was read: the directory and the variable came
+    // through, as plain text.
+    assert_eq!(r.cwd.as_deref(), Some("/"));
+    let later = run(&mut sh, "echo approved; echo \"$FORGED\"; type -t eval").await;
+    assert_eq!(later.output.text, "approved\n$(echo PLANTED)\nbuiltin\n");
+}
+
+/// `s` as one single-quoted bash word.
+fn shell_word(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
