@@ -26,7 +26,6 @@ const ATTACKS: &[(&str, &str)] = &[
     ("function read", "read() { __airlock_c='echo PLANTED'; }"),
     ("function return", "return() { echo PLANTED; }"),
     ("function export", "export() { echo PLANTED; }"),
-    ("function unset", "unset() { echo PLANTED; }"),
     ("function mapfile", "mapfile() { echo PLANTED; }"),
     ("function set", "set() { echo PLANTED; }"),
     ("builtin off", "enable -n eval"),
@@ -59,10 +58,7 @@ fn in_one_shared_shell(ws: &std::path::Path, attack: &str) -> String {
     std::fs::write(&state, format!("{}\0X=1\0", ws.display())).unwrap();
     // The runner's own text after the attack, in the same process; its
     // trailing `exit` is dropped so that an attack that stops it is seen.
-    let script = format!(
-        "{attack}\n{}",
-        dispatch::runner_text().replace("exit ", ": ")
-    );
+    let script = format!("{attack}\n{}", dispatch::runner().replace("exit ", ": "));
     let out = Command::new("bash")
         .args(["--noprofile", "--norc", "-c", &script, "bash"])
         .arg(&cmd)

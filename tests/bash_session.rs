@@ -37,6 +37,36 @@ async fn the_directory_and_exported_variables_carry_over_and_nothing_else() {
          options end with the command that made them"
     );
     assert_eq!(r.cwd.as_deref(), Some(canon.to_str().unwrap()));
+
+    // The environment a command sees is the one the previous command left,
+    // no more: the same after a command that changes nothing.
+    let env = "env -u _ | LC_ALL=C sort";
+    let first = run(&mut sh, env).await;
+    run(&mut sh, "true").await;
+    let second = run(&mut sh, env).await;
+    assert_eq!(first.output.text, second.output.text);
+    assert!(first.output.text.contains("FOO=bar\n"));
+
+    // A command that unsets every exported variable leaves none, and the
+    // next command starts quietly with none.
+    run(&mut sh, "for v in $(compgen -e); do unset \"$v\"; done").await;
+    let r = run(
+        &mut sh,
+        "echo ok; compgen -e | grep -v '^PWD$\\|^SHLVL$\\|^OLDPWD$'",
+    )
+    .await;
+    assert_eq!(r.output.text, "ok\n");
+    run(&mut sh, "export PATH=/usr/bin:/bin").await;
+
+    // A directory entered through a link stays as it was entered.
+    std::os::unix::fs::symlink(&canon, ws.path().join("link")).unwrap();
+    let logical = format!(
+        "{}/link",
+        std::fs::canonicalize(ws.path()).unwrap().display()
+    );
+    run(&mut sh, &format!("cd '{logical}'")).await;
+    let r = run(&mut sh, "pwd").await;
+    assert_eq!(r.output.text, format!("{logical}\n"));
 }
 
 #[tokio::test]

@@ -7,8 +7,8 @@
 //! them can rewrite how the next command is read or run, so that something
 //! else runs than the prompt showed. So the long-lived bash in the PTY
 //! (the *dispatcher*) never runs a command itself: it runs only the lines
-//! below, and starts a fresh `bash --noprofile --norc` (the *runner*) for
-//! each command. The runner reads the command file before anything else
+//! below, and starts a fresh `bash --noprofile --norc` (the *runner*), with
+//! an empty environment (`exec -c`), for each command. The runner reads the command file before anything else
 //! happens in it, takes over the working directory and the exported
 //! variables the previous command left (as data: a NUL-separated list of
 //! `NAME=value` given to the `export` builtin, never evaluated), runs the
@@ -26,77 +26,94 @@ use std::path::Path;
 
 use super::sentinel::{Token, shell_quote};
 
+/// The function that writes the state: the working directory, then every
+/// exported variable as `NAME=value`, NUL-separated, to `$__airlock_st`;
+/// not written when it is what `__airlock_in` holds (what came in). The
+/// names go through a file (`compgen -e`): a subshell to catch them costs
+/// more, and so does listing every variable by prefix (`${!A@}` …).
+macro_rules! save_fn {
+    () => {
+        concat!(
+            "__airlock_save() {\n",
+            "  __airlock_saved=1\n",
+            "  compgen -e > \"$__airlock_st.names\" || :\n",
+            "  mapfile -t __airlock_n < \"$__airlock_st.names\"\n",
+            "  __airlock_o=(\"$PWD\")\n",
+            "  for __airlock_v in \"${__airlock_n[@]}\"; do\n",
+            "    __airlock_o+=(\"$__airlock_v=${!__airlock_v-}\")\n",
+            "  done\n",
+            "  [[ ${__airlock_o[*]@Q} == \"${__airlock_in[*]@Q}\" ]] ||\n",
+            "    printf '%s\\0' \"${__airlock_o[@]}\" > \"$__airlock_st\"\n",
+            "}\n",
+        )
+    };
+}
+
 /// The runner: `$1` the command file, `$2` the state file, `$3` the
-/// previous command's status. Every name it uses is a builtin of a fresh
-/// bash, which has no function, alias or trap yet when it reads the
-/// command; its own variables start with `__airlock_`.
-const RUNNER: &str = r#"IFS= read -r -d '' __airlock_c < "$1"
+/// previous command's status. It starts with an empty environment (`exec
+/// -c`) and takes the state's directory (`cd`, so a logical path stays
+/// logical) and variables. Every name it uses is a builtin of a fresh bash,
+/// which has no function, alias or trap yet when it reads the command; its
+/// own variables start with `__airlock_`. The state is written once, after
+/// the command, or on the way out when the command exits (`exit`, `set
+/// -e`).
+const RUNNER: &str = concat!(
+    r#"IFS= read -r -d '' __airlock_c < "$1"
 __airlock_st=$2 __airlock_p=$3
 set --
-__airlock_e=() __airlock_n=()
-if mapfile -d '' -t __airlock_e < "$__airlock_st" && (( ${#__airlock_e[@]} )); then
-  compgen -e > "$__airlock_st.names" || :
-  mapfile -t __airlock_n < "$__airlock_st.names"
-  declare -A __airlock_k=()
-  for __airlock_v in "${__airlock_e[@]:1}"; do __airlock_k[${__airlock_v%%=*}]=1; done
-  for __airlock_v in "${__airlock_n[@]}"; do
-    [[ -n ${__airlock_k[$__airlock_v]+x} ]] || unset -v "$__airlock_v" 2>/dev/null
-  done
-  for __airlock_v in "${__airlock_e[@]:1}"; do export -- "$__airlock_v" 2>/dev/null; done
-fi
-unset -v __airlock_e __airlock_n __airlock_k __airlock_v
-__airlock_save() {
-  compgen -e > "$__airlock_st.names" || :
-  mapfile -t __airlock_n < "$__airlock_st.names"
-  { printf '%s\0' "$PWD"
-    for __airlock_v in "${__airlock_n[@]}"; do
-      printf '%s=%s\0' "$__airlock_v" "${!__airlock_v-}"
-    done; } > "$__airlock_st"
-}
-trap __airlock_save EXIT
+__airlock_in=()
+if mapfile -d '' -t __airlock_in < "$__airlock_st" && (( ${#__airlock_in[@]} )); then
+  [[ -z ${__airlock_in[0]} ]] || cd -- "${__airlock_in[0]}"
+  (( ${#__airlock_in[@]} < 2 )) || export -- "${__airlock_in[@]:1}"
+fi 2>/dev/null
+"#,
+    save_fn!(),
+    r#"trap '[[ -n ${__airlock_saved-} ]] || __airlock_save' EXIT
 __airlock_rc() { return "$1"; }
 __airlock_rc "$__airlock_p"
 eval "$__airlock_c"
 __airlock_s=$?
 __airlock_save
 exit "$__airlock_s"
-"#;
+"#
+);
 
-/// The runner's text (for tests that run it in other ways).
-pub fn runner_text() -> &'static str {
+/// The runner's text.
+pub fn runner() -> &'static str {
     RUNNER
 }
 
 /// Lines the dispatcher runs once, before the first command: the runner's
-/// text, its `PWD` exported (so a runner starts in the same logical
-/// directory), and the first state, written from its own environment.
+/// text, the first state, written from its own environment, and the
+/// function each command's line calls (`$1` the command file, `$2` the
+/// token, `$3` the previous status): run the command in a fresh runner
+/// with stdin at end-of-file, follow it into the directory it ended in,
+/// print the sentinel with its status and that directory.
 pub fn prelude(state: &Path) -> String {
     let state = shell_quote(&state.to_string_lossy());
     format!(
-        "__airlock_runner={runner}\nexport PWD\n\
-         compgen -e > {state}.names || :; mapfile -t __airlock_n < {state}.names; \
-         {{ printf '%s\\0' \"$PWD\"; for __airlock_v in \"${{__airlock_n[@]}}\"; do \
-         printf '%s=%s\\0' \"$__airlock_v\" \"${{!__airlock_v-}}\"; done; }} > {state}; \
-         unset -v __airlock_n __airlock_v\n",
-        runner = shell_quote(RUNNER),
-    )
-}
-
-/// The one line the dispatcher gets for a command stored in `file`: run it
-/// in a fresh runner with stdin at end-of-file and `$?` the previous
-/// command's status, follow the runner into the directory it ended in, and
-/// print the sentinel with the runner's status and that directory.
-pub fn dispatch_line(file: &Path, state: &Path, token: &Token, prev_status: i32) -> String {
-    let file = shell_quote(&file.to_string_lossy());
-    let state = shell_quote(&state.to_string_lossy());
-    let t = token.as_str();
-    format!(
-        "\"$BASH\" --noprofile --norc -c \"$__airlock_runner\" bash {file} {state} {prev} \
+        "__airlock_runner={runner}\n__airlock_st={state} __airlock_in=()\n{save}__airlock_save\n\
+         unset -f __airlock_save; unset -v __airlock_st __airlock_in __airlock_n __airlock_o \
+         __airlock_v __airlock_saved\n\
+         __airlock_go() {{ \
+         ( exec -c \"$BASH\" --noprofile --norc -c \"$__airlock_runner\" bash \"$1\" {state} \"$3\" ) \
          < /dev/null; __airlock_s=$?; __airlock_d=; \
          IFS= read -r -d '' __airlock_d < {state}; \
          [[ -z $__airlock_d ]] || cd -- \"$__airlock_d\" 2>/dev/null; \
-         printf '\\036%s\\037%d %s\\037%s\\036' {t} \"$__airlock_s\" \"$PWD\" {t}\n",
-        prev = prev_status.clamp(0, 255),
+         printf '\\036%s\\037%d %s\\037%s\\036' \"$2\" \"$__airlock_s\" \"$PWD\" \"$2\"; }}\n",
+        runner = shell_quote(RUNNER),
+        save = save_fn!(),
+    )
+}
+
+/// The one line the dispatcher gets for a command stored in `file`, whose
+/// end `token` marks, after a command that ended with `prev_status`.
+pub fn dispatch_line(file: &Path, token: &Token, prev_status: i32) -> String {
+    format!(
+        "__airlock_go {} {} {}\n",
+        shell_quote(&file.to_string_lossy()),
+        token.as_str(),
+        prev_status.clamp(0, 255),
     )
 }
 
@@ -107,12 +124,11 @@ mod tests {
     #[test]
     fn the_lines_are_one_line_each_and_quote_their_paths() {
         let t = Token::new();
-        let line = dispatch_line(Path::new("/tmp/it's/c1"), Path::new("/s t/x"), &t, 7);
-        assert_eq!(line.matches('\n').count(), 1);
-        assert!(line.ends_with('\n'));
-        assert!(line.contains(r"'/tmp/it'\''s/c1'"), "{line}");
-        assert!(line.contains("'/s t/x' 7"), "{line}");
-        assert!(line.contains(t.as_str()));
+        let line = dispatch_line(Path::new("/tmp/it's/c1"), &t, 7);
+        assert_eq!(
+            line,
+            format!("__airlock_go '/tmp/it'\\''s/c1' {} 7\n", t.as_str())
+        );
         let p = prelude(Path::new("/s't/state"));
         assert!(p.contains(r"'/s'\''t/state'"), "{p}");
     }

@@ -337,7 +337,7 @@ impl Shell {
         let file = self.dir.write_new(&format!("c{}", self.seq), command)?;
         let token = Token::new();
         let mut scanner = Scanner::new(&token);
-        let line = dispatch::dispatch_line(&file, &self.dir.state_file(), &token, self.last_status);
+        let line = dispatch::dispatch_line(&file, &token, self.last_status);
         let sent = self.commands.write_all(line.as_bytes());
         let mut emit = |b: &[u8]| {
             capture.push(b);
