@@ -151,6 +151,34 @@ async fn a_forged_hand_over_state_is_only_data() {
     assert_eq!(later.output.text, "approved\n$(echo PLANTED)\nbuiltin\n");
 }
 
+/// A variable that makes every later bash run a file (`BASH_ENV`, `ENV`)
+/// does not carry over to the next command, as the shell's first
+/// environment does not have it; the control shows the same variable
+/// carried makes a later `bash -c` run the planted file.
+#[tokio::test]
+async fn a_startup_file_variable_does_not_carry_over() {
+    let plant = "printf 'echo PLANTED\\n' > \"$PWD/planted.sh\"; \
+                 export BASH_ENV=\"$PWD/planted.sh\" ENV=\"$PWD/planted.sh\" KEPT=1";
+    let later = "bash -c 'echo approved'; sh -ic 'true' 2>/dev/null; echo \"$KEPT\"";
+
+    let ws = tempfile::tempdir().unwrap();
+    let out = Command::new("bash")
+        .args(["--noprofile", "--norc", "-c", &format!("{plant}\n{later}")])
+        .current_dir(ws.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("PLANTED"),
+        "control: carried, the variable runs the file"
+    );
+
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    run(&mut sh, plant).await;
+    let r = run(&mut sh, later).await;
+    assert_eq!(r.output.text, "approved\n1\n");
+}
+
 /// `s` as one single-quoted bash word.
 fn shell_word(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))

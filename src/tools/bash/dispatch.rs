@@ -52,7 +52,9 @@ macro_rules! save_fn {
 /// The runner: `$1` the command file, `$2` the state file, `$3` the
 /// previous command's status. It starts with an empty environment (`exec
 /// -c`) and takes the state's directory (`cd`, so a logical path stays
-/// logical) and variables. Every name it uses is a builtin of a fresh bash,
+/// logical) and variables, except those that make a later bash run a file
+/// of their choosing (`BASH_ENV`, `ENV`, `PROMPT_COMMAND`, which the
+/// shell's first environment does not have either). Every name it uses is a builtin of a fresh bash,
 /// which has no function, alias or trap yet when it reads the command; its
 /// own variables start with `__airlock_`. The state is written once, after
 /// the command, or on the way out when the command exits (`exit`, `set
@@ -64,8 +66,16 @@ set --
 __airlock_in=()
 if mapfile -d '' -t __airlock_in < "$__airlock_st" && (( ${#__airlock_in[@]} )); then
   [[ -z ${__airlock_in[0]} ]] || cd -- "${__airlock_in[0]}"
-  (( ${#__airlock_in[@]} < 2 )) || export -- "${__airlock_in[@]:1}"
+  __airlock_x=()
+  for __airlock_v in "${__airlock_in[@]:1}"; do
+    case $__airlock_v in
+      BASH_ENV=* | ENV=* | PROMPT_COMMAND=*) ;;
+      *) __airlock_x+=("$__airlock_v") ;;
+    esac
+  done
+  (( ${#__airlock_x[@]} == 0 )) || export -- "${__airlock_x[@]}"
 fi 2>/dev/null
+unset -v __airlock_x __airlock_v
 "#,
     save_fn!(),
     r#"trap '[[ -n ${__airlock_saved-} ]] || __airlock_save' EXIT
