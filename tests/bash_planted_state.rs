@@ -23,13 +23,16 @@ use bash_support::*;
 const ATTACKS: &[(&str, &str)] = &[
     ("readonly variable", "readonly __airlock_c='echo PLANTED'"),
     ("function eval", "eval() { echo PLANTED; }"),
-    ("function read", "read() { __airlock_c='echo PLANTED'; }"),
+    (
+        "function printf",
+        "printf() { __airlock_c='echo PLANTED'; }",
+    ),
     ("function return", "return() { echo PLANTED; }"),
     ("function export", "export() { echo PLANTED; }"),
     ("function mapfile", "mapfile() { echo PLANTED; }"),
     ("function set", "set() { echo PLANTED; }"),
     ("builtin off", "enable -n eval"),
-    ("read off", "enable -n read"),
+    ("printf off", "enable -n printf"),
     (
         "DEBUG trap",
         "shopt -s extdebug; trap 'echo PLANTED; false' DEBUG",
@@ -49,26 +52,31 @@ const ATTACKS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The control: `attack`, then the dispatch of `echo approved` as the
-/// runner does it, in one bash. Returns what that bash printed.
+/// The control: `attack`, then the runner's own text for `echo approved`,
+/// in one bash. Returns what that bash printed.
 fn in_one_shared_shell(ws: &std::path::Path, attack: &str) -> String {
-    let cmd = ws.join("cmd");
-    std::fs::write(&cmd, "echo approved").unwrap();
     let state = ws.join("state");
     std::fs::write(&state, format!("{}\0X=1\0", ws.display())).unwrap();
-    // The runner's own text after the attack, in the same process; its
-    // trailing `exit` is dropped so that an attack that stops it is seen.
+    // The runner's trailing `exit` is dropped so that an attack that stops
+    // it is seen.
     let script = format!("{attack}\n{}", dispatch::runner().replace("exit ", ": "));
     let out = Command::new("bash")
         .args(["--noprofile", "--norc", "-c", &script, "bash"])
-        .arg(&cmd)
         .arg(&state)
-        .arg("0")
+        .args(["0", "echo approved"])
         .current_dir(ws)
         .stdin(Stdio::null())
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The control's own control: with no attack, the shared shell runs the
+/// later command as it is (so a control that differs shows the attack).
+#[test]
+fn without_an_attack_the_shared_shell_runs_the_command() {
+    let ws = tempfile::tempdir().unwrap();
+    assert_eq!(in_one_shared_shell(ws.path(), ":"), "approved\n");
 }
 
 #[tokio::test]
@@ -177,6 +185,63 @@ async fn a_startup_file_variable_does_not_carry_over() {
     run(&mut sh, plant).await;
     let r = run(&mut sh, later).await;
     assert_eq!(r.output.text, "approved\n1\n");
+}
+
+/// Entries of a forged hand-over state that `export` would act on are not
+/// taken: the runner's own variables (the command it is about to run), a
+/// startup file through `+=`, a relative or option-like directory. The
+/// control applies the same entries with a bare `export`, where they
+/// replace the command and plant the file.
+#[tokio::test]
+async fn a_forged_state_cannot_name_the_runners_variables_or_append() {
+    let ws = tempfile::tempdir().unwrap();
+    let evil = ws.path().join("evil.sh");
+    std::fs::write(&evil, "echo PLANTED\n").unwrap();
+    let entries = [
+        "__airlock_c=echo PLANTED".to_string(),
+        format!("BASH_ENV+={}", evil.display()),
+        "__airlock_saved=1".to_string(),
+    ];
+
+    let control = Command::new("bash")
+        .args([
+            "--noprofile",
+            "--norc",
+            "-c",
+            "printf -v __airlock_c %s 'echo approved'; export -- \"$@\"; \
+             eval \"$__airlock_c\"; bash -c 'echo child'",
+            "bash",
+        ])
+        .args(&entries)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&control.stdout);
+    assert_eq!(text, "PLANTED\nPLANTED\nchild\n", "control");
+
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    // Exported by an approved command, the runner's variable stays behind.
+    run(
+        &mut sh,
+        "export __airlock_c='echo PLANTED' __airlock_st=/tmp/x",
+    )
+    .await;
+    let r = run(&mut sh, "echo approved").await;
+    assert_eq!(r.output.text, "approved\n");
+    let forge = format!(
+        "trap - EXIT; printf '%s\\0' - {} \"PATH=$PATH\" > \"$__airlock_st\"; exit 0",
+        entries.map(|e| format!("'{e}'")).join(" ")
+    );
+    let r = run(&mut sh, &forge).await;
+    assert_eq!(r.ending, Ending::Finished { status: 0 });
+    let later = run(&mut sh, "echo approved; bash -c 'echo child'; pwd").await;
+    assert_eq!(
+        later.output.text,
+        format!(
+            "approved\nchild\n{}\n",
+            std::fs::canonicalize(ws.path()).unwrap().display()
+        )
+    );
 }
 
 /// `s` as one single-quoted bash word.

@@ -165,14 +165,15 @@ async fn commands_run_exactly_as_written() {
     )
     .await;
     assert_eq!(r.output.text, "multi\n1\n2\n");
-    // A 100 KB command: one long assignment, checked by length and checksum.
-    let payload: String = (0..100_000_u32)
+    // A 300 KB command (five pieces of the dispatch line): one long
+    // assignment, checked by length and checksum.
+    let payload: String = (0..300_000_u32)
         .map(|i| char::from(b'a' + u8::try_from(i % 26).expect("below 26")))
         .collect();
     let cmd = format!("x='{payload}'\necho ${{#x}}\nprintf %s \"$x\" | md5sum | cut -c1-32");
     let r = run(&mut sh, &cmd).await;
     let lines: Vec<&str> = r.output.text.lines().collect();
-    assert_eq!(lines[0], "100000");
+    assert_eq!(lines[0], "300000");
     let expected = std::process::Command::new("md5sum")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -30,7 +30,9 @@ use super::sentinel::{Token, shell_quote};
 /// exported variable as `NAME=value`, NUL-separated, to `$__airlock_st`;
 /// not written when it is what `__airlock_in` holds (what came in). The
 /// names go through a file (`compgen -e`): a subshell to catch them costs
-/// more, and so does listing every variable by prefix (`${!A@}` …).
+/// more, and so does listing every variable by prefix (`${!A@}` …). A
+/// command can replace that file (a FIFO), so a name is used only when it
+/// is a plain identifier (`x[$(…)]` would run code) and not the runner's.
 macro_rules! save_fn {
     () => {
         concat!(
@@ -40,7 +42,8 @@ macro_rules! save_fn {
             "  mapfile -t __airlock_n < \"$__airlock_st.names\"\n",
             "  __airlock_o=(\"$PWD\")\n",
             "  for __airlock_v in \"${__airlock_n[@]}\"; do\n",
-            "    __airlock_o+=(\"$__airlock_v=${!__airlock_v-}\")\n",
+            "    [[ $__airlock_v =~ ^[A-Za-z_][A-Za-z0-9_]*$ && $__airlock_v != __airlock_* ]] &&\n",
+            "      __airlock_o+=(\"$__airlock_v=${!__airlock_v-}\")\n",
             "  done\n",
             "  [[ ${__airlock_o[*]@Q} == \"${__airlock_in[*]@Q}\" ]] ||\n",
             "    printf '%s\\0' \"${__airlock_o[@]}\" > \"$__airlock_st\"\n",
@@ -49,27 +52,30 @@ macro_rules! save_fn {
     };
 }
 
-/// The runner: `$1` the command file, `$2` the state file, `$3` the
-/// previous command's status. It starts with an empty environment (`exec
-/// -c`) and takes the state's directory (`cd`, so a logical path stays
-/// logical) and variables, except those that make a later bash run a file
-/// of their choosing (`BASH_ENV`, `ENV`, `PROMPT_COMMAND`, which the
-/// shell's first environment does not have either). Every name it uses is a builtin of a fresh bash,
-/// which has no function, alias or trap yet when it reads the command; its
-/// own variables start with `__airlock_`. The state is written once, after
-/// the command, or on the way out when the command exits (`exit`, `set
-/// -e`).
+/// The runner: `$1` the state file, `$2` the previous command's status,
+/// `$3`… the command, in pieces (an argument holds at most 128 KiB). It
+/// starts with an empty environment (`exec -c`) and takes the state's
+/// directory (`cd`, so a logical path stays logical) and variables: only
+/// `NAME=value` entries with a plain name that is not the runner's own
+/// (`__airlock_*`) and not one that makes a later bash run a file of its
+/// choosing (`BASH_ENV`, `ENV`, `PROMPT_COMMAND`, which the shell's first
+/// environment does not have either). Every name it uses is a builtin of a
+/// fresh bash, which has no function, alias or trap yet when it takes the
+/// command; its own variables start with `__airlock_`. The state is
+/// written once, after the command, or on the way out when the command
+/// exits (`exit`, `set -e`).
 const RUNNER: &str = concat!(
-    r#"IFS= read -r -d '' __airlock_c < "$1"
-__airlock_st=$2 __airlock_p=$3
+    r#"printf -v __airlock_c %s "${@:3}"
+__airlock_st=$1 __airlock_p=$2
 set --
 __airlock_in=()
 if mapfile -d '' -t __airlock_in < "$__airlock_st" && (( ${#__airlock_in[@]} )); then
-  [[ -z ${__airlock_in[0]} ]] || cd -- "${__airlock_in[0]}"
+  [[ ${__airlock_in[0]} != /* ]] || cd -- "${__airlock_in[0]}"
   __airlock_x=()
   for __airlock_v in "${__airlock_in[@]:1}"; do
-    case $__airlock_v in
-      BASH_ENV=* | ENV=* | PROMPT_COMMAND=*) ;;
+    [[ ${__airlock_v%%=*} =~ ^[A-Za-z_][A-Za-z0-9_]*$ && $__airlock_v == *=* ]] || continue
+    case ${__airlock_v%%=*} in
+      __airlock_* | BASH_ENV | ENV | PROMPT_COMMAND) ;;
       *) __airlock_x+=("$__airlock_v") ;;
     esac
   done
@@ -95,10 +101,10 @@ pub fn runner() -> &'static str {
 
 /// Lines the dispatcher runs once, before the first command: the runner's
 /// text, the first state, written from its own environment, and the
-/// function each command's line calls (`$1` the command file, `$2` the
-/// token, `$3` the previous status): run the command in a fresh runner
-/// with stdin at end-of-file, follow it into the directory it ended in,
-/// print the sentinel with its status and that directory.
+/// function each command's line calls (`$1` the token, `$2` the previous
+/// status, `$3`… the command): run the command in a fresh runner with
+/// stdin at end-of-file, follow it into the directory it ended in, print
+/// the sentinel with its status and that directory.
 pub fn prelude(state: &Path) -> String {
     let state = shell_quote(&state.to_string_lossy());
     format!(
@@ -106,25 +112,45 @@ pub fn prelude(state: &Path) -> String {
          unset -f __airlock_save; unset -v __airlock_st __airlock_in __airlock_n __airlock_o \
          __airlock_v __airlock_saved\n\
          __airlock_go() {{ \
-         ( exec -c \"$BASH\" --noprofile --norc -c \"$__airlock_runner\" bash \"$1\" {state} \"$3\" ) \
+         ( exec -c \"$BASH\" --noprofile --norc -c \"$__airlock_runner\" bash {state} \"${{@:2}}\" ) \
          < /dev/null; __airlock_s=$?; __airlock_d=; \
          IFS= read -r -d '' __airlock_d < {state}; \
-         [[ -z $__airlock_d ]] || cd -- \"$__airlock_d\" 2>/dev/null; \
-         printf '\\036%s\\037%d %s\\037%s\\036' \"$2\" \"$__airlock_s\" \"$PWD\" \"$2\"; }}\n",
+         [[ $__airlock_d != /* ]] || cd -- \"$__airlock_d\" 2>/dev/null; \
+         printf '\\036%s\\037%d %s\\037%s\\036' \"$1\" \"$__airlock_s\" \"$PWD\" \"$1\"; }}\n",
         runner = shell_quote(RUNNER),
         save = save_fn!(),
     )
 }
 
-/// The one line the dispatcher gets for a command stored in `file`, whose
-/// end `token` marks, after a command that ended with `prev_status`.
-pub fn dispatch_line(file: &Path, token: &Token, prev_status: i32) -> String {
-    format!(
-        "__airlock_go {} {} {}\n",
-        shell_quote(&file.to_string_lossy()),
+/// Most bytes of the command in one argument of the runner (Linux takes
+/// at most 128 KiB per argument).
+const PIECE: usize = 64 * 1024;
+
+/// The line the dispatcher gets for `command`, whose end `token` marks,
+/// after a command that ended with `prev_status`. The command travels in
+/// the line itself, quoted, in pieces: over the socket only airlock
+/// writes, never through a file a background job could rewrite before the
+/// runner reads it. The line holds newlines when the command does (inside
+/// its quotes).
+pub fn dispatch_line(command: &str, token: &Token, prev_status: i32) -> String {
+    let mut line = format!(
+        "__airlock_go {} {}",
         token.as_str(),
-        prev_status.clamp(0, 255),
-    )
+        prev_status.clamp(0, 255)
+    );
+    let mut rest = command;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(PIECE);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (piece, more) = rest.split_at(end);
+        line.push(' ');
+        line.push_str(&shell_quote(piece));
+        rest = more;
+    }
+    line.push('\n');
+    line
 }
 
 #[cfg(test)]
@@ -132,13 +158,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_lines_are_one_line_each_and_quote_their_paths() {
+    fn the_line_carries_the_command_quoted_in_pieces() {
         let t = Token::new();
-        let line = dispatch_line(Path::new("/tmp/it's/c1"), &t, 7);
+        let line = dispatch_line("echo it's", &t, 7);
         assert_eq!(
             line,
-            format!("__airlock_go '/tmp/it'\\''s/c1' {} 7\n", t.as_str())
+            format!("__airlock_go {} 7 'echo it'\\''s'\n", t.as_str())
         );
+        assert_eq!(
+            dispatch_line("", &t, 300),
+            format!("__airlock_go {} 255\n", t.as_str())
+        );
+        let long = "é".repeat(PIECE);
+        let line = dispatch_line(&long, &t, 0);
+        assert_eq!(line.matches(" '").count(), 2, "128 KiB in two pieces");
         let p = prelude(Path::new("/s't/state"));
         assert!(p.contains(r"'/s'\''t/state'"), "{p}");
     }
@@ -146,7 +179,7 @@ mod tests {
     #[test]
     fn the_runner_reads_the_command_before_it_runs_anything_else() {
         let first = RUNNER.lines().next().unwrap_or_default();
-        assert!(first.starts_with("IFS= read -r -d '' __airlock_c"));
+        assert!(first.starts_with("printf -v __airlock_c %s"));
         assert!(!RUNNER.contains("source") && !RUNNER.contains(". \""));
     }
 }

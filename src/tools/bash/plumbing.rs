@@ -70,19 +70,6 @@ impl PrivateDir {
         std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777))?;
         Ok(tmp)
     }
-
-    /// Write `text` to a new file `name` (mode 0600) and return its path.
-    pub fn write_new(&self, name: &str, text: &str) -> io::Result<PathBuf> {
-        use std::io::Write;
-        let path = self.path.join(name);
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)?;
-        f.write_all(text.as_bytes())?;
-        Ok(path)
-    }
 }
 
 /// Remove our directories whose supervisor process is gone (it was killed
@@ -329,9 +316,10 @@ mod tests {
         let path = d.path.clone();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
-        let f = d.write_new("c1", "echo hi").unwrap();
-        assert_eq!(std::fs::read_to_string(&f).unwrap(), "echo hi");
-        assert!(d.write_new("c1", "again").is_err(), "never overwrites");
+        let state = d.state_file();
+        let dir = std::fs::metadata(state.parent().unwrap()).unwrap();
+        assert!(dir.is_dir());
+        assert_eq!(dir.permissions().mode() & 0o777, 0o700);
         drop(d);
         assert!(!path.exists());
     }

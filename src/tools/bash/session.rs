@@ -7,9 +7,9 @@
 //! fails at once instead of waiting for a human who is not there). The
 //! shell does not read its commands from the terminal: its stdin is a pipe
 //! only we write to, so it is non-interactive (no prompt, no echo, no
-//! job-control chatter). Each command is written to a file of its own in a
-//! private 0700 directory and run by one dispatch line, in a fresh bash of
-//! its own (see [`dispatch`]): this long-lived one only dispatches.
+//! job-control chatter). Each command travels in one dispatch line and runs
+//! in a fresh bash of its own (see [`dispatch`]): this long-lived one only
+//! dispatches.
 
 #![allow(unsafe_code)] // system calls with no safe wrapper here; each block says why it is sound
 
@@ -125,7 +125,6 @@ pub struct Shell {
     wake: Option<std::os::fd::OwnedFd>,
     carry: Vec<u8>,
     last_status: i32,
-    seq: u64,
     cwd: String,
     dead: bool,
     cleaned: bool,
@@ -219,7 +218,6 @@ impl Shell {
         // it starts cannot open a socket through `/proc/<pid>/fd/0` (ENXIO)
         // to feed it lines of its own or read the next command's.
         let (ours, theirs) = UnixStream::pair()?;
-        ours.set_nonblocking(true)?;
         ours.shutdown(Shutdown::Read)?;
         let mut cmd = bash_command(cfg, OwnedFd::from(theirs), slave)?;
         let forks = steps.as_ref().is_some_and(|s| {
@@ -248,7 +246,6 @@ impl Shell {
             wake: None,
             carry: Vec::new(),
             last_status: 0,
-            seq: 0,
             cwd: cfg.workspace.display().to_string(),
             dead: false,
             cleaned: false,
@@ -333,19 +330,21 @@ impl Shell {
             None => Vec::new(),
         };
         let mut capture = Capture::new(self.max_output);
-        self.seq += 1;
-        let file = self.dir.write_new(&format!("c{}", self.seq), command)?;
         let token = Token::new();
         let mut scanner = Scanner::new(&token);
-        let line = dispatch::dispatch_line(&file, &token, self.last_status);
-        let sent = self.commands.write_all(line.as_bytes());
+        let line = dispatch::dispatch_line(command, &token, self.last_status);
+        // A long command is a long line, which bash reads a byte at a time:
+        // the write waits for it, at most the command's timeout.
+        let sent = self
+            .commands
+            .set_write_timeout(Some(timeout.max(Duration::from_secs(1))))
+            .and_then(|()| self.commands.write_all(line.as_bytes()));
         let mut emit = |b: &[u8]| {
             capture.push(b);
             on_output(b);
         };
         let mut ending = None;
         if let Err(e) = sent {
-            let _ = std::fs::remove_file(&file);
             self.kill();
             return Err(e.into());
         }
@@ -375,7 +374,6 @@ impl Shell {
             }
         }
         let ending = ending.unwrap_or(Ending::Cancelled);
-        let _ = std::fs::remove_file(&file);
         if !matches!(ending, Ending::Finished { .. }) {
             self.kill();
             let until = tokio::time::Instant::now() + DRAIN_GRACE;
