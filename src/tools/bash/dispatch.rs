@@ -32,7 +32,8 @@ use super::sentinel::{Token, shell_quote};
 /// names go through a file (`compgen -e`): a subshell to catch them costs
 /// more, and so does listing every variable by prefix (`${!A@}` …). A
 /// command can replace that file (a FIFO), so a name is used only when it
-/// is a plain identifier (`x[$(…)]` would run code) and not the runner's.
+/// is a plain identifier (`x[$(…)]` would run code) and not the runner's
+/// (globs, not `=~`, which compiles its pattern on every test).
 macro_rules! save_fn {
     () => {
         concat!(
@@ -42,7 +43,8 @@ macro_rules! save_fn {
             "  mapfile -t __airlock_n < \"$__airlock_st.names\"\n",
             "  __airlock_o=(\"$PWD\")\n",
             "  for __airlock_v in \"${__airlock_n[@]}\"; do\n",
-            "    [[ $__airlock_v =~ ^[A-Za-z_][A-Za-z0-9_]*$ && $__airlock_v != __airlock_* ]] &&\n",
+            "    [[ $__airlock_v == [A-Za-z_]* && $__airlock_v != *[!A-Za-z0-9_]* &&\n",
+            "      $__airlock_v != __airlock_* ]] &&\n",
             "      __airlock_o+=(\"$__airlock_v=${!__airlock_v-}\")\n",
             "  done\n",
             "  [[ ${__airlock_o[*]@Q} == \"${__airlock_in[*]@Q}\" ]] ||\n",
@@ -73,15 +75,17 @@ if mapfile -d '' -t __airlock_in < "$__airlock_st" && (( ${#__airlock_in[@]} ));
   [[ ${__airlock_in[0]} != /* ]] || cd -- "${__airlock_in[0]}"
   __airlock_x=()
   for __airlock_v in "${__airlock_in[@]:1}"; do
-    [[ ${__airlock_v%%=*} =~ ^[A-Za-z_][A-Za-z0-9_]*$ && $__airlock_v == *=* ]] || continue
-    case ${__airlock_v%%=*} in
+    __airlock_k=${__airlock_v%%=*}
+    [[ $__airlock_v == *=* && $__airlock_k == [A-Za-z_]* && $__airlock_k != *[!A-Za-z0-9_]* ]] ||
+      continue
+    case $__airlock_k in
       __airlock_* | BASH_ENV | ENV | PROMPT_COMMAND) ;;
       *) __airlock_x+=("$__airlock_v") ;;
     esac
   done
   (( ${#__airlock_x[@]} == 0 )) || export -- "${__airlock_x[@]}"
 fi 2>/dev/null
-unset -v __airlock_x __airlock_v
+unset -v __airlock_x __airlock_v __airlock_k
 "#,
     save_fn!(),
     r#"trap '[[ -n ${__airlock_saved-} ]] || __airlock_save' EXIT
