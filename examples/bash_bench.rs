@@ -13,8 +13,8 @@
 //! repository with sources, `target/`, `node_modules/` and a few excluded
 //! files — so the sandboxed shell start includes the full walk of every
 //! directory (excluded files, hard links, repositories). The session's round trip
-//! is the whole call on the session: command file written, dispatch line
-//! sent, output read from the PTY until the sentinel, result normalised.
+//! is the whole call on the session: dispatch line (with the command)
+//! sent, the command run in a fresh bash, output read from the PTY until the sentinel, result normalised.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -16,6 +16,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use airlock::tools::bash::dispatch;
+use airlock::tools::bash::sentinel::shell_quote;
 use airlock::tools::bash::{Ending, Shell};
 use bash_support::*;
 
@@ -60,11 +61,17 @@ fn in_one_shared_shell(ws: &std::path::Path, attack: &str) -> String {
     // The runner's trailing `exit` is dropped so that an attack that stops
     // it is seen.
     let script = format!("{attack}\n{}", dispatch::runner().replace("exit ", ": "));
+    let state = state.to_string_lossy();
+    bash_c(ws, &script, &[&state, "0", "echo approved"])
+}
+
+/// What `bash -c script` prints (stdout), run in `dir` with `args` as
+/// `$1`…, stdin empty.
+fn bash_c(dir: &std::path::Path, script: &str, args: &[&str]) -> String {
     let out = Command::new("bash")
-        .args(["--noprofile", "--norc", "-c", &script, "bash"])
-        .arg(&state)
-        .args(["0", "echo approved"])
-        .current_dir(ws)
+        .args(["--noprofile", "--norc", "-c", script, "bash"])
+        .args(args)
+        .current_dir(dir)
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -119,7 +126,7 @@ async fn a_command_cannot_write_into_the_shells_input() {
         .spawn()
         .unwrap();
     let mut input = control.stdin.take().unwrap();
-    writeln!(input, "bash -c {} < /dev/null", shell_word(inject)).unwrap();
+    writeln!(input, "bash -c {} < /dev/null", shell_quote(inject)).unwrap();
     // Wait for the injected line to be in the pipe before closing it.
     writeln!(input, "sleep 0.2").unwrap();
     drop(input);
@@ -170,14 +177,8 @@ async fn a_startup_file_variable_does_not_carry_over() {
     let later = "bash -c 'echo approved'; sh -ic 'true' 2>/dev/null; echo \"$KEPT\"";
 
     let ws = tempfile::tempdir().unwrap();
-    let out = Command::new("bash")
-        .args(["--noprofile", "--norc", "-c", &format!("{plant}\n{later}")])
-        .current_dir(ws.path())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("PLANTED"),
+        bash_c(ws.path(), &format!("{plant}\n{later}"), &[]).contains("PLANTED"),
         "control: carried, the variable runs the file"
     );
 
@@ -203,21 +204,13 @@ async fn a_forged_state_cannot_name_the_runners_variables_or_append() {
         "__airlock_saved=1".to_string(),
     ];
 
-    let control = Command::new("bash")
-        .args([
-            "--noprofile",
-            "--norc",
-            "-c",
-            "printf -v __airlock_c %s 'echo approved'; export -- \"$@\"; \
-             eval \"$__airlock_c\"; bash -c 'echo child'",
-            "bash",
-        ])
-        .args(&entries)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&control.stdout);
-    assert_eq!(text, "PLANTED\nPLANTED\nchild\n", "control");
+    let control = bash_c(
+        ws.path(),
+        "printf -v __airlock_c %s 'echo approved'; export -- \"$@\"; \
+         eval \"$__airlock_c\"; bash -c 'echo child'",
+        &entries.each_ref().map(String::as_str),
+    );
+    assert_eq!(control, "PLANTED\nPLANTED\nchild\n", "control");
 
     let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
     // Exported by an approved command, the runner's variable stays behind.
@@ -230,7 +223,7 @@ async fn a_forged_state_cannot_name_the_runners_variables_or_append() {
     assert_eq!(r.output.text, "approved\n");
     let forge = format!(
         "trap - EXIT; printf '%s\\0' - {} \"PATH=$PATH\" > \"$__airlock_st\"; exit 0",
-        entries.map(|e| format!("'{e}'")).join(" ")
+        entries.map(|e| shell_quote(&e)).join(" ")
     );
     let r = run(&mut sh, &forge).await;
     assert_eq!(r.ending, Ending::Finished { status: 0 });
@@ -242,9 +235,4 @@ async fn a_forged_state_cannot_name_the_runners_variables_or_append() {
             std::fs::canonicalize(ws.path()).unwrap().display()
         )
     );
-}
-
-/// `s` as one single-quoted bash word.
-fn shell_word(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }

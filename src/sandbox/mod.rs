@@ -49,9 +49,8 @@ mod settings;
 pub use probe::{FORCE_UNAVAILABLE_ENV, Support};
 
 /// The subdirectory of a shell's private directory that the shell may
-/// write (the rest of it, the command files, it may only read): where each
-/// command leaves its working directory and exported variables for the
-/// next.
+/// write (the rest of it it may only read): where each command leaves its
+/// working directory and exported variables for the next.
 pub const STATE_DIR: &str = "state";
 pub use settings::{
     AllowEnvError, DEFAULT_ALLOW_ENV, DEFAULT_DENY_READ, EnvAllowlist, SandboxConfig, SandboxMode,

@@ -8,8 +8,8 @@
 //! else runs than the prompt showed. So the long-lived bash in the PTY
 //! (the *dispatcher*) never runs a command itself: it runs only the lines
 //! below, and starts a fresh `bash --noprofile --norc` (the *runner*), with
-//! an empty environment (`exec -c`), for each command. The runner reads the command file before anything else
-//! happens in it, takes over the working directory and the exported
+//! an empty environment (`exec -c`), for each command. The runner takes the
+//! command (its arguments) before anything else happens in it, takes over the working directory and the exported
 //! variables the previous command left (as data: a NUL-separated list of
 //! `NAME=value` given to the `export` builtin, never evaluated), runs the
 //! command with `eval`, and writes its own working directory and exported

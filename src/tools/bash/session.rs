@@ -5,7 +5,7 @@
 //! with `O_NOCTTY`; the shell is a session leader without a controlling
 //! terminal, so a program that wants to prompt on `/dev/tty` — sudo, ssh —
 //! fails at once instead of waiting for a human who is not there). The
-//! shell does not read its commands from the terminal: its stdin is a pipe
+//! shell does not read its commands from the terminal: its stdin is a socket
 //! only we write to, so it is non-interactive (no prompt, no echo, no
 //! job-control chatter). Each command travels in one dispatch line and runs
 //! in a fresh bash of its own (see [`dispatch`]): this long-lived one only
