@@ -626,16 +626,32 @@ fn harmless_loop_variable(name: &str) -> bool {
 }
 
 /// Variables that may be set for a command without changing what runs.
+/// A locale only when it is C, POSIX or UTF-8: under BIG5, GBK or
+/// `Shift_JIS` a shell the command starts reads some bytes of a character
+/// and the backslash or quote after them as one character.
 fn harmless_assignment(name: &str, value: &Word) -> bool {
-    const HARMLESS: &[&str] = &[
-        "RUST_BACKTRACE",
-        "RUST_LOG",
-        "NO_COLOR",
-        "CARGO_TERM_COLOR",
-        "LANG",
-        "LC_ALL",
-    ];
-    HARMLESS.contains(&name) && value.literal().is_some()
+    const HARMLESS: &[&str] = &["RUST_BACKTRACE", "RUST_LOG", "NO_COLOR", "CARGO_TERM_COLOR"];
+    // The word is the whole `NAME=value`; `NAME+=value` appends.
+    let value = value
+        .literal()
+        .and_then(|w| w.split_once('='))
+        .filter(|(lhs, _)| !lhs.ends_with('+'))
+        .map(|(_, v)| v);
+    match (name, value) {
+        ("LANG" | "LC_ALL", Some(locale)) => plain_locale(locale),
+        (_, Some(_)) => HARMLESS.contains(&name),
+        (_, None) => false,
+    }
+}
+
+/// `C`, `POSIX`, empty, or a locale whose charset is UTF-8
+/// (`de_DE.UTF-8`, `C.utf8`, `sr_RS.UTF-8@latin`).
+fn plain_locale(locale: &str) -> bool {
+    let charset = locale.split('@').next().unwrap_or_default();
+    matches!(locale, "" | "C" | "POSIX")
+        || charset.rsplit_once('.').is_some_and(|(_, cs)| {
+            cs.eq_ignore_ascii_case("utf-8") || cs.eq_ignore_ascii_case("utf8")
+        })
 }
 
 fn dedup(hazards: &mut Vec<Hazard>) {
@@ -729,6 +745,48 @@ mod tests {
         let p = parse("make CC=cc").unwrap();
         assert_eq!(p.commands[0].words, lit(&["make", "CC=cc"]));
         assert!(p.commands[0].assignments.is_empty());
+    }
+
+    #[test]
+    fn a_locale_is_harmless_only_when_it_cannot_join_bytes_to_a_backslash() {
+        for ok in [
+            "C",
+            "POSIX",
+            "C.UTF-8",
+            "de_DE.utf8",
+            "sr_RS.UTF-8@latin",
+            "",
+        ] {
+            let p = parse(&format!("LANG={ok} LC_ALL={ok} ls")).unwrap();
+            assert!(
+                p.commands[0].hazards.is_empty(),
+                "{ok}: {:?}",
+                p.commands[0].hazards
+            );
+        }
+        for bad in [
+            "zh_TW.BIG5",
+            "zh_CN.GBK",
+            "ja_JP.SJIS",
+            "zh_TW",
+            "de_DE",
+            "x.UTF-8.GBK",
+        ] {
+            let p = parse(&format!("LC_ALL={bad} ls")).unwrap();
+            assert_eq!(
+                p.commands[0].hazards,
+                vec![Hazard::EnvAssignment("LC_ALL".into())],
+                "{bad}"
+            );
+        }
+        for unknown in ["LANG=$L ls", "LANG+=.UTF-8 ls"] {
+            let p = parse(unknown).unwrap();
+            assert_eq!(
+                p.commands[0].hazards,
+                vec![Hazard::EnvAssignment("LANG".into())],
+                "{unknown}"
+            );
+        }
     }
 
     #[test]

@@ -22,7 +22,9 @@
 //! working directory and variable values, which the command could have set
 //! with `cd` and `export` anyway.
 
+use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::LazyLock;
 
 use super::sentinel::{Token, shell_quote};
 
@@ -66,8 +68,21 @@ macro_rules! save_fn {
 /// command; its own variables start with `__airlock_`. The state is
 /// written once, after the command, or on the way out when the command
 /// exits (`exit`, `set -e`).
-const RUNNER: &str = concat!(
-    r#"printf -v __airlock_c %s "${@:3}"
+///
+/// How bash reads the command must not depend on the locale: in BIG5,
+/// GBK, GB18030 or `Shift_JIS` a byte of a UTF-8 character and the `\`
+/// after it are one character, so `"中\"; rm x # \""` is a quoted string
+/// to airlock and to the prompt but runs `rm x` there. So the runner
+/// (1) replaces such a locale, from the state or the first environment,
+/// with `C.UTF-8` (or `C`), saying so on stderr, and (2) reads the whole
+/// command as one `{ }` group under `LC_ALL=C` before any of it runs (the
+/// group's first step puts the locale back), so a line of the command
+/// that sets a locale cannot change how a later line is read.
+static RUNNER: LazyLock<String> =
+    LazyLock::new(|| [RUNNER_IMPORT, &locale_guard(), save_fn!(), RUNNER_RUN].concat());
+
+/// The runner's first part: the command, then the state.
+const RUNNER_IMPORT: &str = r#"printf -v __airlock_c %s "${@:3}"
 __airlock_st=$1 __airlock_p=$2
 set --
 __airlock_in=()
@@ -86,21 +101,68 @@ if mapfile -d '' -t __airlock_in < "$__airlock_st" && (( ${#__airlock_in[@]} ));
   (( ${#__airlock_x[@]} == 0 )) || export -- "${__airlock_x[@]}"
 fi 2>/dev/null
 unset -v __airlock_x __airlock_v __airlock_k
-"#,
-    save_fn!(),
-    r#"trap '[[ -n ${__airlock_saved-} ]] || __airlock_save' EXIT
-__airlock_rc() { return "$1"; }
-__airlock_rc "$__airlock_p"
-eval "$__airlock_c"
+"#;
+
+/// The ASCII bytes the locale guard tries after each byte that can start
+/// a multibyte character: the backslash (in every charset that takes an
+/// ASCII byte as a character's second byte, its range holds `\`) and the
+/// quotes and operators, in case one does not.
+const GUARD_ASCII: &[u8] = b"\\;'\"`|&$ ";
+
+/// The test string: every byte from 0x81 to 0xFE followed by each of
+/// [`GUARD_ASCII`]. In a locale that cannot join an ASCII byte to the one
+/// before it (UTF-8, C, the EUC and ISO-8859 charsets), bash counts one
+/// character per byte.
+fn guard_probe() -> (String, usize) {
+    let mut text = String::from("$'");
+    let mut bytes = 0;
+    for lead in 0x81u8..=0xFE {
+        for ascii in GUARD_ASCII {
+            let _ = write!(text, "\\x{lead:02x}\\x{ascii:02x}");
+            bytes += 2;
+        }
+    }
+    text.push('\'');
+    (text, bytes)
+}
+
+/// The runner's locale guard, after the state is taken (see [`RUNNER`]).
+fn locale_guard() -> String {
+    let (probe, bytes) = guard_probe();
+    format!(
+        r#"__airlock_t={probe}
+if (( ${{#__airlock_t}} != {bytes} )); then
+  __airlock_l="LC_ALL=${{LC_ALL-}} LC_CTYPE=${{LC_CTYPE-}} LANG=${{LANG-}}"
+  {{ export LC_ALL=C.UTF-8; }} 2>/dev/null
+  (( ${{#__airlock_t}} == {bytes} )) || export LC_ALL=C
+  printf 'airlock: the locale (%s) joins some bytes of a character to a following backslash or quote, so bash would read a command otherwise than it is shown; commands run with LC_ALL=%s\n' "$__airlock_l" "$LC_ALL" >&2
+fi
+unset -v __airlock_t __airlock_l
+"#
+    )
+}
+
+/// The runner's last part: read the command under `LC_ALL=C` as one
+/// group, whose first step puts the locale back and gives `$?` the
+/// previous command's status; run it; write the state.
+const RUNNER_RUN: &str = r#"trap '[[ -n ${__airlock_saved-} ]] || __airlock_save' EXIT
+__airlock_l=${LC_ALL+=}${LC_ALL-}
+LC_ALL=C
+__airlock_relc() {
+  if [[ -n $__airlock_l ]]; then LC_ALL=${__airlock_l#=}; else unset -v LC_ALL; fi
+  unset -v __airlock_l; unset -f __airlock_relc
+  return "$__airlock_p"
+}
+eval "{ __airlock_relc; $__airlock_c
+}"
 __airlock_s=$?
 __airlock_save
 exit "$__airlock_s"
-"#
-);
+"#;
 
 /// The runner's text.
 pub fn runner() -> &'static str {
-    RUNNER
+    &RUNNER
 }
 
 /// Lines the dispatcher runs once, before the first command: the runner's
@@ -121,7 +183,7 @@ pub fn prelude(state: &Path) -> String {
          IFS= read -r -d '' __airlock_d < {state}; \
          [[ $__airlock_d != /* ]] || cd -- \"$__airlock_d\" 2>/dev/null; \
          printf '\\036%s\\037%d %s\\037%s\\036' \"$1\" \"$__airlock_s\" \"$PWD\" \"$1\"; }}\n",
-        runner = shell_quote(RUNNER),
+        runner = shell_quote(runner()),
         save = save_fn!(),
     )
 }
@@ -182,8 +244,8 @@ mod tests {
 
     #[test]
     fn the_runner_reads_the_command_before_it_runs_anything_else() {
-        let first = RUNNER.lines().next().unwrap_or_default();
+        let first = runner().lines().next().unwrap_or_default();
         assert!(first.starts_with("printf -v __airlock_c %s"));
-        assert!(!RUNNER.contains("source") && !RUNNER.contains(". \""));
+        assert!(!runner().contains("source") && !runner().contains(". \""));
     }
 }

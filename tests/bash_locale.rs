@@ -1,0 +1,264 @@
+//! How bash reads a command does not depend on the locale. In BIG5,
+//! BIG5-HKSCS, GBK, GB18030 and `Shift_JIS` the last byte of some UTF-8
+//! characters starts a two-byte character whose second byte is the `\`
+//! after it, so `echo "中\"; echo PWNED # \""`, one quoted string to
+//! airlock, to its analysis and to the prompt, runs `echo PWNED` in bash.
+//! The locale can come from airlock's own environment, from an earlier
+//! command (`export LC_ALL=…`, carried to the next one), or from an earlier
+//! line of the same command.
+//!
+//! Each case runs through the real [`Shell`] and must print the string as
+//! airlock reads it; each control runs the same command in a plain bash
+//! under the same locale and must see `PWNED` (so the test fails if the
+//! protection goes). The locales are built with `localedef` (Debian's
+//! `locales` has the tables) into a temporary directory, which each test
+//! mounts over `/usr/lib/locale` in a user and mount namespace of its own
+//! (`unshare`), where it runs again: bash loads a locale only from there
+//! (it does not hand `LOCPATH` to its own `setlocale`), and the test
+//! must not install anything on the machine.
+
+mod bash_support;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use airlock::tools::bash::sentinel::shell_quote;
+use airlock::tools::bash::{Ending, Shell, ShellConfig};
+use bash_support::*;
+
+/// (locale name, localedef source, charset, a character whose UTF-8 bytes
+/// leave a lead byte before the backslash in that charset).
+const LOCALES: &[(&str, &str, &str, &str)] = &[
+    ("zh_TW.BIG5", "zh_TW", "BIG5", "中"),
+    ("zh_HK.BIG5-HKSCS", "zh_HK", "BIG5-HKSCS", "中"),
+    ("zh_CN.GBK", "zh_CN", "GBK", "中"),
+    ("zh_CN.GB18030", "zh_CN", "GB18030", "中"),
+    ("ja_JP.SJIS", "ja_JP", "SHIFT_JIS", "Á"),
+];
+
+/// The payload for character `ch`.
+fn payload(ch: &str) -> String {
+    format!("echo \"{ch}\\\"; echo PWNED # \\\"\"")
+}
+
+/// What airlock shows and means by it: one `echo` of one string.
+fn as_shown(ch: &str) -> String {
+    format!("{ch}\"; echo PWNED # \"\n")
+}
+
+/// Set in the test's second run, inside the namespace.
+const INSIDE: &str = "AIRLOCK_TEST_LOCALE_NS";
+
+/// Builds the locales into `dir` (`localedef -c`: `Shift_JIS` is not
+/// ASCII-compatible, which is the point), with the system's C.UTF-8.
+fn build_locales(dir: &Path) {
+    for (name, source, charset, _) in LOCALES {
+        let status = Command::new("localedef")
+            .args(["-c", "-i", source, "-f", charset])
+            .arg(dir.join(name))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("localedef (Debian: the locales package)");
+        // localedef -c warns (status 1) and still writes the locale.
+        assert!(
+            dir.join(name).join("LC_CTYPE").exists(),
+            "localedef did not build {name} ({status}); needs the charset tables (Debian: locales)"
+        );
+    }
+    let utf8 = Path::new("/usr/lib/locale/C.utf8");
+    if utf8.is_dir() {
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(utf8)
+            .arg(dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+/// True inside the namespace: the test goes on. Outside, builds the
+/// locales, runs test `name` again in a namespace where they are the
+/// system's, and checks that it passed there.
+fn in_locale_namespace(name: &str) -> bool {
+    if std::env::var_os(INSIDE).is_some() {
+        return true;
+    }
+    let locales = tempfile::tempdir().unwrap();
+    build_locales(locales.path());
+    let out = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg("mount --bind \"$0\" /usr/lib/locale && exec \"$@\"")
+        .arg(locales.path())
+        .arg(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(INSIDE, "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("unshare (util-linux)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "{name} in its namespace: {}\n{text}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    false
+}
+
+/// What a plain `bash -c` prints for `script` with `env` set.
+fn plain_bash(script: &str, env: &[(&str, &str)]) -> String {
+    let out = Command::new("bash")
+        .args(["--noprofile", "--norc", "-c", script])
+        .env_clear()
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn ran_pwned(text: &str) -> bool {
+    text.lines().any(|l| l == "PWNED")
+}
+
+/// The shell's config with `LC_ALL=locale` in its first environment.
+fn config_locale(ws: &Path, locale: &str) -> ShellConfig {
+    let mut cfg = config(ws);
+    cfg.env
+        .retain(|(k, _)| !k.to_string_lossy().starts_with("LC_") && k != "LANG");
+    cfg.env.push(("LC_ALL".into(), locale.into()));
+    cfg
+}
+
+/// The controls: under each locale, a plain bash runs the hidden command,
+/// whether the locale comes from its environment or from an earlier line
+/// (and under C.UTF-8 it does not: the payload is what it seems there).
+#[test]
+fn controls_bash_reads_the_payload_otherwise_under_these_locales() {
+    if !in_locale_namespace("controls_bash_reads_the_payload_otherwise_under_these_locales") {
+        return;
+    }
+    for (name, _, _, ch) in LOCALES {
+        let script = format!("eval {}", shell_quote(&payload(ch)));
+        assert!(
+            ran_pwned(&plain_bash(&script, &[("LC_ALL", name)])),
+            "control {name}"
+        );
+        let lines = format!("export LC_ALL={name}\n{}", payload(ch));
+        assert!(
+            ran_pwned(&plain_bash(&lines, &[])),
+            "control {name}, set by a line"
+        );
+        let utf8 = plain_bash(&script, &[("LC_ALL", "C.UTF-8")]);
+        assert_eq!(utf8, as_shown(ch), "{name}: under UTF-8 it is one echo");
+    }
+}
+
+/// The locale airlock itself runs under (and gives the shell) is
+/// replaced by C.UTF-8 when the shell starts.
+#[tokio::test]
+async fn an_inherited_locale_does_not_change_how_a_command_is_read() {
+    if !in_locale_namespace("an_inherited_locale_does_not_change_how_a_command_is_read") {
+        return;
+    }
+    for (name, _, _, ch) in LOCALES {
+        let ws = tempfile::tempdir().unwrap();
+        let mut sh = Shell::spawn(&config_locale(ws.path(), name)).await.unwrap();
+        let r = run(&mut sh, &payload(ch)).await;
+        assert_eq!(r.ending, Ending::Finished { status: 0 }, "{name}");
+        assert!(!ran_pwned(&r.output.text), "{name}: {}", r.output.text);
+        assert_eq!(r.output.text, as_shown(ch), "{name}");
+        // The replacement (made when the shell started) carries over.
+        let again = run(&mut sh, &format!("{}; echo \"$LC_ALL\"", payload(ch))).await;
+        assert_eq!(
+            again.output.text,
+            format!("{}C.UTF-8\n", as_shown(ch)),
+            "{name}"
+        );
+    }
+}
+
+/// A locale an approved command exported, carried to the next command.
+#[tokio::test]
+async fn a_carried_locale_does_not_change_how_a_later_command_is_read() {
+    if !in_locale_namespace("a_carried_locale_does_not_change_how_a_later_command_is_read") {
+        return;
+    }
+    for (name, _, _, ch) in LOCALES {
+        let ws = tempfile::tempdir().unwrap();
+        let mut sh = Shell::spawn(&config_locale(ws.path(), "C.UTF-8"))
+            .await
+            .unwrap();
+        run(&mut sh, &format!("export LC_ALL={name}")).await;
+        let r = run(&mut sh, &payload(ch)).await;
+        assert!(!ran_pwned(&r.output.text), "{name}: {}", r.output.text);
+        assert!(
+            r.output.text.ends_with(&as_shown(ch)),
+            "{name}: {}",
+            r.output.text
+        );
+        assert!(
+            r.output
+                .text
+                .starts_with(&format!("airlock: the locale (LC_ALL={name} "))
+                && r.output.text.contains("commands run with LC_ALL=C.UTF-8"),
+            "{name}: said so: {}",
+            r.output.text
+        );
+    }
+}
+
+/// A locale set by an earlier line of the same command: the whole command
+/// is read before any of it runs, so its later lines are not split
+/// otherwise, and then runs under the locale it set (a program it starts
+/// sees it). Not closed: bash removes quotes and expands words as it runs
+/// them, under that locale, so the argument `echo` gets here is not the
+/// one shown (and `"中\$(…)"` would run the substitution); from the next
+/// command on the locale is replaced.
+#[tokio::test]
+async fn a_locale_set_inside_a_command_does_not_change_how_its_later_lines_are_read() {
+    if !in_locale_namespace(
+        "a_locale_set_inside_a_command_does_not_change_how_its_later_lines_are_read",
+    ) {
+        return;
+    }
+    for (name, _, _, ch) in LOCALES {
+        let ws = tempfile::tempdir().unwrap();
+        let mut sh = Shell::spawn(&config_locale(ws.path(), "C.UTF-8"))
+            .await
+            .unwrap();
+        let cmd = format!("export LC_ALL={name}\n{}\nprintenv LC_ALL", payload(ch));
+        let r = run(&mut sh, &cmd).await;
+        assert!(!ran_pwned(&r.output.text), "{name}: {}", r.output.text);
+        assert!(
+            r.output.text.ends_with(&format!("\n{name}\n")),
+            "{name}: {}",
+            r.output.text
+        );
+    }
+}
+
+/// A UTF-8 locale is kept as it is, for the command and its programs, and
+/// `$?` still starts as the previous command's status.
+#[tokio::test]
+async fn a_utf8_locale_is_kept_and_the_status_carries_over() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = Shell::spawn(&config_locale(ws.path(), "C.UTF-8"))
+        .await
+        .unwrap();
+    run(&mut sh, "(exit 3)").await;
+    let r = run(
+        &mut sh,
+        "echo $?; echo \"$LC_ALL\"; printenv LC_ALL; echo \"${#x}\"",
+    )
+    .await;
+    assert_eq!(r.output.text, "3\nC.UTF-8\nC.UTF-8\n0\n");
+    let r = run(
+        &mut sh,
+        "x=é; echo ${#x}; unset LC_ALL; echo \"${LC_ALL-unset}\"",
+    )
+    .await;
+    assert_eq!(r.output.text, "1\nunset\n");
+}
