@@ -3,7 +3,9 @@
 
 use airlock::call::{Subject, ToolKind, Verdict};
 use airlock::policy::Policy;
-use airlock::policy::guardrails::{self, DISK_WRITE, FORK_BOMB, Guardrail, MKFS, RM_ROOT};
+use airlock::policy::guardrails::{
+    self, DISK_WRITE, FORK_BOMB, Guardrail, MISREAD_LOCALE, MKFS, RM_ROOT,
+};
 
 const BLOCKED: &[(&str, Guardrail)] = &[
     ("rm -rf /", RM_ROOT),
@@ -55,6 +57,24 @@ const BLOCKED: &[(&str, Guardrail)] = &[
     ("echo \"$(rm -rf /)\"", RM_ROOT),
     ("echo `rm -rf ~`", RM_ROOT),
     ("x=$(rm -rf ~)", RM_ROOT),
+    ("export LC_ALL=zh_TW.BIG5", MISREAD_LOCALE),
+    ("export LANG=ja_JP.SJIS; echo hi", MISREAD_LOCALE),
+    ("LC_ALL=zh_CN.GBK\necho \"中\\$(id)\"", MISREAD_LOCALE),
+    ("LC_CTYPE=zh_CN.GB18030 bash -c 'echo hi'", MISREAD_LOCALE),
+    ("LANG=zh_TW eval 'echo hi'", MISREAD_LOCALE),
+    ("declare -x LC_ALL=zh_HK.BIG5-HKSCS", MISREAD_LOCALE),
+    ("local LC_CTYPE=de_DE", MISREAD_LOCALE),
+    ("typeset LANG+=.GBK", MISREAD_LOCALE),
+    ("export LC_ALL=\"$L\"", MISREAD_LOCALE),
+    ("export \"LC_ALL=$(cat f)\"", MISREAD_LOCALE),
+    ("LC_ALL=$X ls", MISREAD_LOCALE),
+    ("env LC_ALL=zh_TW.BIG5 bash -c 'echo hi'", MISREAD_LOCALE),
+    ("sudo env LANG=ja_JP.SJIS make", MISREAD_LOCALE),
+    ("read -r LC_ALL < locale.txt", MISREAD_LOCALE),
+    ("printf -v LC_ALL %s zh_TW.BIG5", MISREAD_LOCALE),
+    ("printf -vLANG %s x", MISREAD_LOCALE),
+    ("declare -n r=LC_ALL; r=zh_TW.BIG5", MISREAD_LOCALE),
+    ("bash -c 'export LC_ALL=zh_TW.BIG5; echo x'", MISREAD_LOCALE),
     ("mkfs /dev/sda1", MKFS),
     ("mkfs.ext4 /dev/sdb", MKFS),
     ("sudo mkfs.xfs -f /dev/nvme0n1p1", MKFS),
@@ -125,6 +145,17 @@ const ALLOWED: &[&str] = &[
     "cargo test 2>&1 | tail -5 &",
     "sleep 1 & wait",
     "bash -c 'echo hi'",
+    "export LC_ALL=C.UTF-8",
+    "export LANG=de_DE.UTF-8 LC_CTYPE=C",
+    "LC_ALL=C sort file",
+    "LANG=en_US.utf8 date",
+    "LC_ALL=POSIX ls",
+    "unset LC_ALL LANG",
+    "export LC_ALL",
+    "echo LC_ALL=zh_TW.BIG5",
+    "printf '%s\\n' LANG LC_ALL",
+    "env LC_ALL=C.UTF-8 python3 x.py",
+    "read -r name < f",
 ];
 
 #[test]

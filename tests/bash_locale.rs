@@ -22,6 +22,8 @@ mod bash_support;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use airlock::call::{Subject, ToolKind, Verdict};
+use airlock::policy::Policy;
 use airlock::tools::bash::sentinel::shell_quote;
 use airlock::tools::bash::{Ending, Shell, ShellConfig};
 use bash_support::*;
@@ -202,11 +204,45 @@ async fn a_carried_locale_does_not_change_how_a_later_command_is_read() {
         assert!(
             r.output
                 .text
-                .starts_with(&format!("airlock: the locale (LC_ALL={name} "))
-                && r.output.text.contains("commands run with LC_ALL=C.UTF-8"),
+                .starts_with(&format!("airlock: the locale (LC_ALL={name}) joins"))
+                && r.output.text.contains("it is replaced by C.UTF-8\n"),
             "{name}: said so: {}",
             r.output.text
         );
+    }
+}
+
+/// A `LANG` (or `LC_CTYPE`) that joins bytes is replaced too, though a
+/// safe `LC_ALL` hides it: a command that unsets `LC_ALL` must not bring it
+/// back (the control: a plain bash where it does, and the substitution
+/// the backslash was to keep literal runs).
+#[tokio::test]
+async fn a_locale_under_a_safe_lc_all_is_replaced_too() {
+    if !in_locale_namespace("a_locale_under_a_safe_lc_all_is_replaced_too") {
+        return;
+    }
+    for (name, _, _, ch) in LOCALES {
+        let cmd = format!("unset LC_ALL; echo \"{ch}\\$(echo PWNED)\"; echo \"$LANG\"");
+        for var in ["LANG", "LC_CTYPE"] {
+            let env = [("LC_ALL", "C.UTF-8"), (var, *name)];
+            let control = plain_bash(&cmd, &env);
+            assert!(
+                control.contains("\\PWNED\n"),
+                "control {var}={name}: {control}"
+            );
+
+            let ws = tempfile::tempdir().unwrap();
+            let mut cfg = config_locale(ws.path(), "C.UTF-8");
+            cfg.env.push((var.into(), (*name).into()));
+            let mut sh = Shell::spawn(&cfg).await.unwrap();
+            let r = run(&mut sh, &cmd).await;
+            let lang = if var == "LANG" { "C.UTF-8" } else { "" };
+            assert_eq!(
+                r.output.text,
+                format!("{ch}$(echo PWNED)\n{lang}\n"),
+                "{var}={name}"
+            );
+        }
     }
 }
 
@@ -238,6 +274,34 @@ async fn a_locale_set_inside_a_command_does_not_change_how_its_later_lines_are_r
             r.output.text
         );
     }
+}
+
+/// The policy refuses the command that sets such a locale itself, before
+/// anyone is asked (the `misread-locale` guardrail): bash would remove
+/// quotes and expand its later words under it. The control is the
+/// in-command case of [`controls_bash_reads_the_payload_otherwise_under_these_locales`].
+#[test]
+fn a_command_that_sets_such_a_locale_is_refused() {
+    let policy = Policy::new();
+    for (name, _, _, ch) in LOCALES {
+        for cmd in [
+            format!("export LC_ALL={name}\n{}", payload(ch)),
+            format!("LANG={name}; echo \"{ch}\\$(id)\""),
+            format!("LC_ALL={name} bash -c {}", shell_quote(&payload(ch))),
+        ] {
+            let subject = Subject::Command {
+                command: cmd.clone(),
+            };
+            let v = policy.evaluate("bash", ToolKind::Exec, &subject);
+            assert_eq!(v.verdict, Verdict::Deny, "{cmd}");
+            assert!(v.rule.contains("misread-locale"), "{cmd}: {}", v.rule);
+        }
+    }
+    let plain = Subject::Command {
+        command: format!("export LC_ALL=C.UTF-8\n{}", payload("中")),
+    };
+    let v = policy.evaluate("bash", ToolKind::Exec, &plain);
+    assert_ne!(v.verdict, Verdict::Deny, "a UTF-8 locale is not refused");
 }
 
 /// A UTF-8 locale is kept as it is, for the command and its programs, and

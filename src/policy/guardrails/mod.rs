@@ -55,6 +55,17 @@ pub const FORK_BOMB: Guardrail = Guardrail {
     what: "a function that pipes into or backgrounds itself (fork bomb)",
 };
 
+/// Setting `LC_ALL`, `LC_CTYPE` or `LANG` to a locale bash reads some
+/// bytes of (BIG5, GBK, GB18030, `Shift_JIS` …), or to a value not known
+/// before the command runs.
+pub const MISREAD_LOCALE: Guardrail = Guardrail {
+    id: "misread-locale",
+    what: "setting a locale other than C, POSIX or UTF-8 (or one not known before the command runs): \
+           under BIG5, GBK or Shift_JIS bash reads some bytes of a character and a following \
+           backslash or quote as one character, so the rest of the command would run otherwise \
+           than shown",
+};
+
 /// The first guardrail `command` trips, if any.
 pub fn check(command: &str) -> Option<Guardrail> {
     check_parsed(command, &crate::policy::shell::parse(command))

@@ -3,7 +3,8 @@
 //! the way the shell would expand them, worst case first.
 
 use super::{
-    DISK_WRITE, FORK_BOMB, Guardrail, MKFS, RM_ROOT, fallback, is_disk, rm_root, writes_device,
+    DISK_WRITE, FORK_BOMB, Guardrail, MISREAD_LOCALE, MKFS, RM_ROOT, fallback, is_disk, rm_root,
+    writes_device,
 };
 use crate::policy::shell::{Hazard, ParsedCommand, SimpleCommand, Word, basename};
 
@@ -11,6 +12,9 @@ use crate::policy::shell::{Hazard, ParsedCommand, SimpleCommand, Word, basename}
 pub(super) fn check(p: &ParsedCommand) -> Option<Guardrail> {
     if !p.self_spawning.is_empty() {
         return Some(FORK_BOMB);
+    }
+    if !p.misread_locales.is_empty() {
+        return Some(MISREAD_LOCALE);
     }
     if p.output_targets.iter().any(|w| is_disk(&approximate(w))) {
         return Some(DISK_WRITE);

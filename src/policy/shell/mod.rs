@@ -93,6 +93,15 @@ pub struct ParsedCommand {
     /// Functions whose body pipes into or backgrounds the function itself
     /// (`:(){ :|:& };:`), for the guardrails.
     pub self_spawning: Vec<String>,
+    /// Settings of `LC_ALL`, `LC_CTYPE` or `LANG` (an assignment, an
+    /// `export`/`declare` argument, an `env` argument, `read`/`printf -v`
+    /// into one, a `declare -n` reference to one) to anything but C,
+    /// POSIX or a UTF-8 locale, or to a value not known before the command
+    /// runs, as written: under BIG5, GBK or `Shift_JIS` bash, and a shell
+    /// the command starts, read some bytes of a character and a following
+    /// backslash or quote as one character, so the rest of the command
+    /// would run otherwise than shown. For the guardrails.
+    pub misread_locales: Vec<String>,
 }
 
 impl ParsedCommand {

@@ -480,6 +480,7 @@ impl Walker {
         cmd.assignments = assignments.iter().map(|(n, _)| n.clone()).collect();
         for (name, value) in &assignments {
             self.code_variable(name, value.literal());
+            self.locale_variable(name, value);
         }
         for (name, value) in &assignments {
             if cmd.words.is_empty() || !harmless_assignment(name, value) {
@@ -646,7 +647,7 @@ fn harmless_assignment(name: &str, value: &Word) -> bool {
 
 /// `C`, `POSIX`, empty, or a locale whose charset is UTF-8
 /// (`de_DE.UTF-8`, `C.utf8`, `sr_RS.UTF-8@latin`).
-fn plain_locale(locale: &str) -> bool {
+pub(super) fn plain_locale(locale: &str) -> bool {
     let charset = locale.split('@').next().unwrap_or_default();
     matches!(locale, "" | "C" | "POSIX")
         || charset.rsplit_once('.').is_some_and(|(_, cs)| {

@@ -207,6 +207,7 @@ impl Walker {
                 }
             }
         }
+        self.locale_arguments(name, args);
         match name {
             "eval" => {
                 hazards.push(Hazard::Eval);
@@ -411,6 +412,89 @@ impl Walker {
         self.dynamic(format!(
             "{base} is set: the shell runs or looks up commands through it"
         ));
+    }
+}
+
+/// The variables that choose the shell's character set.
+const LOCALE_VARIABLES: &[&str] = &["LC_ALL", "LC_CTYPE", "LANG"];
+
+/// `NAME=value` or `NAME+=value` as (name, value, appends).
+fn split_setting(word: &str) -> Option<(&str, &str, bool)> {
+    let (lhs, value) = word.split_once('=')?;
+    Some(match lhs.strip_suffix('+') {
+        Some(name) => (name, value, true),
+        None => (lhs, value, false),
+    })
+}
+
+impl Walker {
+    /// An assignment `name=…` (the word is the whole `NAME=value`): a
+    /// locale variable set to anything but a plain locale is recorded
+    /// ([`ParsedCommand::misread_locales`](super::ParsedCommand)).
+    pub(super) fn locale_variable(&mut self, name: &str, word: &Word) {
+        if !LOCALE_VARIABLES.contains(&name.split('[').next().unwrap_or(name)) {
+            return;
+        }
+        let plain = word
+            .literal()
+            .and_then(split_setting)
+            .is_some_and(|(_, value, appends)| !appends && super::parse::plain_locale(value));
+        if !plain {
+            let shown = match word {
+                Word::Literal(s) | Word::Expanded(s) => s.clone(),
+            };
+            self.out.misread_locales.push(shown);
+        }
+    }
+
+    /// The arguments of a builtin or wrapper that can set a locale
+    /// variable: `export`/`declare`/… `NAME=value` (or a reference to one
+    /// with `-n`), `env NAME=value`, `read`/`printf -v`/`mapfile`/`getopts`
+    /// into one.
+    fn locale_arguments(&mut self, name: &str, args: &[Word]) {
+        let sets = matches!(
+            name,
+            "declare" | "typeset" | "local" | "export" | "readonly" | "env"
+        );
+        let reads_into = matches!(
+            name,
+            "read" | "printf" | "mapfile" | "readarray" | "getopts"
+        );
+        if !sets && !reads_into {
+            return;
+        }
+        for (i, arg) in args.iter().enumerate() {
+            let text = match arg {
+                Word::Literal(s) | Word::Expanded(s) => s.as_str(),
+            };
+            // `printf` assigns only the word after `-v` (or `-vNAME`).
+            let text = match name {
+                "printf" if text.starts_with("-v") && text.len() > 2 => &text[2..],
+                "printf" if i == 0 || args[i - 1].literal() != Some("-v") => continue,
+                _ => text,
+            };
+            let bare = text.trim_start_matches(['"', '\'']);
+            let var = split_setting(bare).map_or(bare, |(n, _, _)| n);
+            let var = var.split('[').next().unwrap_or(var);
+            let names_one = LOCALE_VARIABLES.contains(&var);
+            // `declare -n r=LC_ALL`: a reference to one.
+            let refers = sets
+                && split_setting(text)
+                    .is_some_and(|(_, value, _)| LOCALE_VARIABLES.contains(&value));
+            if refers || (reads_into && names_one) {
+                self.out.misread_locales.push(format!("{name} {text}"));
+            } else if sets && names_one && split_setting(bare).is_some() {
+                let plain =
+                    arg.literal()
+                        .and_then(split_setting)
+                        .is_some_and(|(_, value, appends)| {
+                            !appends && super::parse::plain_locale(value)
+                        });
+                if !plain {
+                    self.out.misread_locales.push(format!("{name} {text}"));
+                }
+            }
+        }
     }
 }
 

@@ -73,8 +73,9 @@ macro_rules! save_fn {
 /// GBK, GB18030 or `Shift_JIS` a byte of a UTF-8 character and the `\`
 /// after it are one character, so `"中\"; rm x # \""` is a quoted string
 /// to airlock and to the prompt but runs `rm x` there. So the runner
-/// (1) replaces such a locale, from the state or the first environment,
-/// with `C.UTF-8` (or `C`), saying so on stderr, and (2) reads the whole
+/// (1) replaces such a locale (in `LC_ALL`, `LC_CTYPE` or `LANG`), from
+/// the state or the first environment, with `C.UTF-8` (or `C`), saying so
+/// on stderr, and (2) reads the whole
 /// command as one `{ }` group under `LC_ALL=C` before any of it runs (the
 /// group's first step puts the locale back), so a line of the command
 /// that sets a locale cannot change how a later line is read.
@@ -126,18 +127,36 @@ fn guard_probe() -> (String, usize) {
     (text, bytes)
 }
 
-/// The runner's locale guard, after the state is taken (see [`RUNNER`]).
+/// The runner's locale guard, after the state is taken (see [`RUNNER`]):
+/// each of `LC_ALL`, `LC_CTYPE` and `LANG` that names a locale other than
+/// C or POSIX is tried (as `LC_ALL`, so the one bash would use when the
+/// others are unset is tried too: `unset LC_ALL` must not bring a BIG5
+/// `LANG` back), and each one that joins bytes is replaced by `C.UTF-8`,
+/// or `C` where that cannot be loaded, and said on stderr.
 fn locale_guard() -> String {
     let (probe, bytes) = guard_probe();
     format!(
         r#"__airlock_t={probe}
-if (( ${{#__airlock_t}} != {bytes} )); then
-  __airlock_l="LC_ALL=${{LC_ALL-}} LC_CTYPE=${{LC_CTYPE-}} LANG=${{LANG-}}"
-  {{ export LC_ALL=C.UTF-8; }} 2>/dev/null
-  (( ${{#__airlock_t}} == {bytes} )) || export LC_ALL=C
-  printf 'airlock: the locale (%s) joins some bytes of a character to a following backslash or quote, so bash would read a command otherwise than it is shown; commands run with LC_ALL=%s\n' "$__airlock_l" "$LC_ALL" >&2
+__airlock_k=() __airlock_l=${{LC_ALL+=}}${{LC_ALL-}}
+for __airlock_v in LC_ALL LC_CTYPE LANG; do
+  __airlock_x=${{!__airlock_v-}}
+  case $__airlock_x in '' | C | POSIX) continue ;; esac
+  {{ LC_ALL=C; LC_ALL=$__airlock_x; }} 2>/dev/null
+  (( ${{#__airlock_t}} == {bytes} )) || __airlock_k+=("$__airlock_v=$__airlock_x")
+done
+__airlock_v=C.UTF-8 __airlock_t=$'\xc3\xa9'
+if (( ${{#__airlock_k[@]}} )); then
+  {{ LC_ALL=C.UTF-8; }} 2>/dev/null
+  (( ${{#__airlock_t}} == 1 )) || __airlock_v=C
 fi
-unset -v __airlock_t __airlock_l
+if [[ -n $__airlock_l ]]; then {{ LC_ALL=${{__airlock_l#=}}; }} 2>/dev/null; else unset -v LC_ALL; fi
+if (( ${{#__airlock_k[@]}} )); then
+  for __airlock_l in "${{__airlock_k[@]}}"; do
+    {{ export "${{__airlock_l%%=*}}=$__airlock_v"; }} 2>/dev/null
+  done
+  printf 'airlock: the locale (%s) joins some bytes of a character to a following backslash or quote, so bash would read a command otherwise than it is shown; it is replaced by %s\n' "${{__airlock_k[*]}}" "$__airlock_v" >&2
+fi
+unset -v __airlock_t __airlock_k __airlock_l __airlock_v __airlock_x
 "#
     )
 }
