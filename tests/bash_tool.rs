@@ -396,3 +396,47 @@ async fn a_shell_killed_between_calls_is_replaced_and_the_agent_told() {
         out.text
     );
 }
+
+/// A command longer than bash can be given is refused with a clear error
+/// before anyone is asked, and recorded; one just under the limit runs.
+/// The control: handed to the shell as it is, a command of 2.5 MB fails
+/// in the kernel (`Argument list too long`), which is what the limit
+/// turns into a message the agent can act on.
+#[tokio::test]
+async fn a_command_too_long_for_bash_is_refused_and_one_under_the_limit_runs() {
+    use airlock::tools::bash::MAX_COMMAND_BYTES;
+
+    let f = fixture("");
+    let a = f.agent("a");
+    let long = format!("touch ran; : {}", "x".repeat(MAX_COMMAND_BYTES));
+    let out = f.bash(&a, json!({ "command": long })).await;
+    assert!(out.is_error, "{}", out.text);
+    assert!(
+        out.text
+            .contains(&format!("command is {} bytes", long.len()))
+            && out.text.contains("write_file"),
+        "{}",
+        out.text
+    );
+    assert!(!f.ws.join("ran").exists());
+    assert!(
+        f.audit()
+            .contains(&format!("command is {} bytes", long.len()))
+    );
+
+    let fits = format!(": {}; echo fits", "x".repeat(MAX_COMMAND_BYTES - 20));
+    let out = f.bash(&a, json!({ "command": fits })).await;
+    assert_eq!(out.text, "fits\nexit code: 0");
+
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = airlock::tools::bash::Shell::spawn(&bash_support::config(ws.path()))
+        .await
+        .unwrap();
+    let huge = format!(": {}; echo ran", "x".repeat(5 * MAX_COMMAND_BYTES / 2));
+    let r = bash_support::run(&mut sh, &huge).await;
+    assert!(
+        r.output.text.contains("Argument list too long") && !r.output.text.contains("ran"),
+        "control: {}",
+        r.output.text
+    );
+}

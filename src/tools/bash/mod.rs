@@ -37,6 +37,13 @@ pub use session::{Ending, RunOutcome, Shell, ShellConfig, ShellError};
 /// Longest summary line shown for a command.
 const SUMMARY_CHARS: usize = 120;
 
+/// Most bytes of a command: bash gets the command as arguments of the
+/// process that runs it (never through a file a background job could
+/// rewrite), and the kernel limits a program's arguments to a quarter of
+/// the stack limit (2 MiB with the usual 8 MiB); a longer command is
+/// refused with a clear error instead of failing with `E2BIG` there.
+pub const MAX_COMMAND_BYTES: usize = 1024 * 1024;
+
 /// The name agents call it by, and its rules name.
 pub const NAME: &str = "bash";
 
@@ -211,6 +218,17 @@ impl Tool for Bash {
                 return Err(args::invalid(
                     name,
                     "command must not contain NUL characters",
+                ));
+            }
+            Some(c) if c.len() > MAX_COMMAND_BYTES => {
+                return Err(args::invalid(
+                    name,
+                    &format!(
+                        "command is {} bytes, more than the {MAX_COMMAND_BYTES} bytes bash is \
+                         given a command in (the kernel limits a program's arguments); write \
+                         the script to a file with write_file and run that",
+                        c.len()
+                    ),
                 ));
             }
             Some(c) if c.trim().is_empty() && !parsed.restart => {
