@@ -223,7 +223,7 @@ impl Tool for Bash {
             Some(c) if c.len() > MAX_COMMAND_BYTES => {
                 return Err(args::invalid(
                     name,
-                    &format!(
+                    format!(
                         "command is {} bytes, more than the {MAX_COMMAND_BYTES} bytes bash is \
                          given a command in (the kernel limits a program's arguments); write \
                          the script to a file with write_file and run that",
