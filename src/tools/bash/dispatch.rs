@@ -163,12 +163,17 @@ unset -v __airlock_t __airlock_k __airlock_l __airlock_v __airlock_x
 
 /// The runner's last part: read the command under `LC_ALL=C` as one
 /// group, whose first step puts the locale back and gives `$?` the
-/// previous command's status; run it; write the state.
+/// previous command's status; run it; write the state. The group is read
+/// with `extglob` on, as airlock's parser reads it (so a command that
+/// turns it on can use `!(…)` on a later line, as before), and runs with
+/// it off, as in a fresh bash.
 const RUNNER_RUN: &str = r#"trap '[[ -n ${__airlock_saved-} ]] || __airlock_save' EXIT
 __airlock_l=${LC_ALL+=}${LC_ALL-}
 LC_ALL=C
+shopt -s extglob
 __airlock_relc() {
   if [[ -n $__airlock_l ]]; then LC_ALL=${__airlock_l#=}; else unset -v LC_ALL; fi
+  shopt -u extglob
   unset -v __airlock_l; unset -f __airlock_relc
   return "$__airlock_p"
 }
