@@ -106,9 +106,9 @@ unset -v __airlock_x __airlock_v __airlock_k
 
 /// The ASCII bytes the locale guard tries after each byte that can start
 /// a multibyte character: the backslash (in every charset that takes an
-/// ASCII byte as a character's second byte, its range holds `\`) and the
-/// quotes and operators, in case one does not.
-const GUARD_ASCII: &[u8] = b"\\;'\"`|&$ ";
+/// ASCII byte as a character's second byte, its range holds `\`), the
+/// quotes and `$`, in case one does not.
+const GUARD_ASCII: &[u8] = b"\\'\"`$";
 
 /// The test string: every byte from 0x81 to 0xFE followed by each of
 /// [`GUARD_ASCII`]. In a locale that cannot join an ASCII byte to the one
@@ -129,34 +129,40 @@ fn guard_probe() -> (String, usize) {
 
 /// The runner's locale guard, after the state is taken (see [`RUNNER`]):
 /// each of `LC_ALL`, `LC_CTYPE` and `LANG` that names a locale other than
-/// C or POSIX is tried (as `LC_ALL`, so the one bash would use when the
+/// C, POSIX or a UTF-8 one by its name (`de_DE.UTF-8`, `C.utf8`: only root
+/// installs a locale bash can load, and then under its charset's name) is
+/// tried (as `LC_ALL`, so the one bash would use when the
 /// others are unset is tried too: `unset LC_ALL` must not bring a BIG5
 /// `LANG` back), and each one that joins bytes is replaced by `C.UTF-8`,
 /// or `C` where that cannot be loaded, and said on stderr.
 fn locale_guard() -> String {
     let (probe, bytes) = guard_probe();
     format!(
-        r#"__airlock_t={probe}
-__airlock_k=() __airlock_l=${{LC_ALL+=}}${{LC_ALL-}}
+        r#"__airlock_k=() __airlock_y=
 for __airlock_v in LC_ALL LC_CTYPE LANG; do
   __airlock_x=${{!__airlock_v-}}
-  case $__airlock_x in '' | C | POSIX) continue ;; esac
+  case $__airlock_x in
+    '' | C | POSIX | *.[Uu][Tt][Ff]-8 | *.[Uu][Tt][Ff]8 | *.[Uu][Tt][Ff]-8@* | *.[Uu][Tt][Ff]8@*) continue ;;
+  esac
+  [[ -n $__airlock_y ]] || __airlock_y=1 __airlock_l=${{LC_ALL+=}}${{LC_ALL-}} __airlock_t={probe}
   {{ LC_ALL=C; LC_ALL=$__airlock_x; }} 2>/dev/null
   (( ${{#__airlock_t}} == {bytes} )) || __airlock_k+=("$__airlock_v=$__airlock_x")
 done
-__airlock_v=C.UTF-8 __airlock_t=$'\xc3\xa9'
-if (( ${{#__airlock_k[@]}} )); then
-  {{ LC_ALL=C.UTF-8; }} 2>/dev/null
-  (( ${{#__airlock_t}} == 1 )) || __airlock_v=C
+if [[ -n $__airlock_y ]]; then
+  __airlock_v=C.UTF-8 __airlock_t=$'\xc3\xa9'
+  if (( ${{#__airlock_k[@]}} )); then
+    {{ LC_ALL=C.UTF-8; }} 2>/dev/null
+    (( ${{#__airlock_t}} == 1 )) || __airlock_v=C
+  fi
+  if [[ -n $__airlock_l ]]; then {{ LC_ALL=${{__airlock_l#=}}; }} 2>/dev/null; else unset -v LC_ALL; fi
+  if (( ${{#__airlock_k[@]}} )); then
+    for __airlock_l in "${{__airlock_k[@]}}"; do
+      {{ export "${{__airlock_l%%=*}}=$__airlock_v"; }} 2>/dev/null
+    done
+    printf 'airlock: the locale (%s) joins some bytes of a character to a following backslash or quote, so bash would read a command otherwise than it is shown; it is replaced by %s\n' "${{__airlock_k[*]}}" "$__airlock_v" >&2
+  fi
 fi
-if [[ -n $__airlock_l ]]; then {{ LC_ALL=${{__airlock_l#=}}; }} 2>/dev/null; else unset -v LC_ALL; fi
-if (( ${{#__airlock_k[@]}} )); then
-  for __airlock_l in "${{__airlock_k[@]}}"; do
-    {{ export "${{__airlock_l%%=*}}=$__airlock_v"; }} 2>/dev/null
-  done
-  printf 'airlock: the locale (%s) joins some bytes of a character to a following backslash or quote, so bash would read a command otherwise than it is shown; it is replaced by %s\n' "${{__airlock_k[*]}}" "$__airlock_v" >&2
-fi
-unset -v __airlock_t __airlock_k __airlock_l __airlock_v __airlock_x
+unset -v __airlock_t __airlock_k __airlock_l __airlock_v __airlock_x __airlock_y
 "#
     )
 }
