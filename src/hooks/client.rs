@@ -106,6 +106,7 @@ fn ask(stream: &UnixStream, opts: &Options, event: Value) -> Answer {
     let request = Request {
         agent: opts.agent,
         event,
+        misread_locale: super::locale::misread_locale(|k| std::env::var_os(k)),
     };
     let mut line = match serde_json::to_vec(&request) {
         Ok(l) => l,

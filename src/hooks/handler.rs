@@ -17,7 +17,8 @@ use super::event::{HookAgent, HookEvent, Phase};
 use super::native::{self, Mapped, NativeCall};
 use super::results::result_of;
 use super::wire::Request;
-use crate::call::{AgentInfo, CallId, Decision, RefusedBy, Subject, ToolKind};
+use crate::call::{AgentInfo, CallId, Decision, RefusedBy, Subject, ToolKind, VerdictSource};
+use crate::policy::guardrails::MISREAD_LOCALE;
 use crate::supervisor::{ExternalCall, ExternalResult, Supervisor, refusal_message};
 use crate::tools::ToolError;
 
@@ -67,7 +68,10 @@ impl Hooks {
             }
         };
         match event.phase {
-            Phase::Pre => self.before(event, gone).await,
+            Phase::Pre => {
+                self.before(event, request.misread_locale.as_deref(), gone)
+                    .await
+            }
             Phase::Post => {
                 self.after(&event);
                 Answer::Pass
@@ -88,7 +92,15 @@ impl Hooks {
             .clone()
     }
 
-    async fn before(&self, event: HookEvent, gone: CancellationToken) -> Answer {
+    /// A pre-tool event: decide it. `misread_locale`: the agent's shell
+    /// reads some commands otherwise than airlock under its locale
+    /// ([`super::locale`]), so its shell commands are refused.
+    async fn before(
+        &self,
+        event: HookEvent,
+        misread_locale: Option<&str>,
+        gone: CancellationToken,
+    ) -> Answer {
         if native::is_airlocks_own(&event) {
             // airlock's own MCP tools are gated when they reach airlock.
             return Answer::Allow {
@@ -122,17 +134,43 @@ impl Hooks {
                     ToolError::Scope(_) => RefusedBy::Scope,
                     ToolError::InvalidArguments { .. } => RefusedBy::InvalidArguments,
                 };
-                let reason = error.to_string();
-                let decision = Decision::deny(by, Some(reason.clone()));
-                let call = external_call(&event, call);
-                match self.supervisor.refuse_external(&agent, call, &decision) {
-                    Ok(_) => Answer::Deny { reason },
-                    Err(e) => Answer::Deny {
-                        reason: e.to_string(),
-                    },
-                }
+                self.refuse(&agent, &event, call, by, error.to_string())
+            }
+            Mapped::Call(call) if call.kind == ToolKind::Exec && misread_locale.is_some() => {
+                let locale = misread_locale.unwrap_or_default();
+                let by = RefusedBy::Rule {
+                    rule: format!("guardrail: {MISREAD_LOCALE} ({locale})"),
+                    source: VerdictSource::Guardrail,
+                };
+                let reason = format!(
+                    "airlock refused the command: the agent's shell runs under {locale}, in \
+                     which it would read some bytes of a character and a following backslash \
+                     or quote as one character, so it could run otherwise than airlock read and \
+                     showed it; start the agent with a UTF-8 locale (LANG=C.UTF-8)"
+                );
+                self.refuse(&agent, &event, call, by, reason)
             }
             Mapped::Call(call) => self.decide(&agent, &event, call, gone).await,
+        }
+    }
+
+    /// Record `call` as refused `by`, before anyone is asked, and tell the
+    /// agent `reason`.
+    fn refuse(
+        &self,
+        agent: &AgentInfo,
+        event: &HookEvent,
+        call: NativeCall,
+        by: RefusedBy,
+        reason: String,
+    ) -> Answer {
+        let decision = Decision::deny(by, Some(reason.clone()));
+        let call = external_call(event, call);
+        match self.supervisor.refuse_external(agent, call, &decision) {
+            Ok(_) => Answer::Deny { reason },
+            Err(e) => Answer::Deny {
+                reason: e.to_string(),
+            },
         }
     }
 

@@ -27,6 +27,7 @@ mod codex_shell;
 pub mod event;
 pub mod handler;
 pub mod listener;
+pub mod locale;
 mod mapped;
 pub mod native;
 #[cfg(test)]

@@ -25,6 +25,11 @@ pub struct Request {
     pub agent: HookAgent,
     /// The event exactly as the agent sent it.
     pub event: Value,
+    /// A locale of the agent's environment under which its shell reads
+    /// some commands otherwise than airlock (`NAME=value`), if any
+    /// ([`super::locale`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub misread_locale: Option<String>,
 }
 
 /// What the supervisor answers.

@@ -46,6 +46,7 @@ pub use matcher::{
     specifier_matches_any, trim_blanks,
 };
 pub use parse::parse;
+pub use parse::plain_locale;
 pub use prefix::propose_prefix;
 pub use safe::{DirectoryReads, directory_reads, known_safe};
 #[cfg(test)]

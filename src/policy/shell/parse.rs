@@ -646,8 +646,8 @@ fn harmless_assignment(name: &str, value: &Word) -> bool {
 }
 
 /// `C`, `POSIX`, empty, or a locale whose charset is UTF-8
-/// (`de_DE.UTF-8`, `C.utf8`, `sr_RS.UTF-8@latin`).
-pub(super) fn plain_locale(locale: &str) -> bool {
+/// (`de_DE.UTF-8`, `C.utf8`, `sr_RS.UTF-8@latin`), by its name.
+pub fn plain_locale(locale: &str) -> bool {
     let charset = locale.split('@').next().unwrap_or_default();
     matches!(locale, "" | "C" | "POSIX")
         || charset.rsplit_once('.').is_some_and(|(_, cs)| {

@@ -110,21 +110,28 @@ unset -v __airlock_x __airlock_v __airlock_k
 /// quotes and `$`, in case one does not.
 const GUARD_ASCII: &[u8] = b"\\'\"`$";
 
+/// The locale guard's test bytes: every byte from 0x81 to 0xFE followed
+/// by each of [`GUARD_ASCII`]. In a locale that cannot join an ASCII byte
+/// to the one before it, bash counts one character per byte (for
+/// `hooks::locale`, which tries the agent's own locale with them).
+pub fn locale_probe() -> Vec<u8> {
+    (0x81u8..=0xFE)
+        .flat_map(|lead| GUARD_ASCII.iter().flat_map(move |&a| [lead, a]))
+        .collect()
+}
+
 /// The test string: every byte from 0x81 to 0xFE followed by each of
 /// [`GUARD_ASCII`]. In a locale that cannot join an ASCII byte to the one
 /// before it (UTF-8, C, the EUC and ISO-8859 charsets), bash counts one
 /// character per byte.
 fn guard_probe() -> (String, usize) {
+    let bytes = locale_probe();
     let mut text = String::from("$'");
-    let mut bytes = 0;
-    for lead in 0x81u8..=0xFE {
-        for ascii in GUARD_ASCII {
-            let _ = write!(text, "\\x{lead:02x}\\x{ascii:02x}");
-            bytes += 2;
-        }
+    for b in &bytes {
+        let _ = write!(text, "\\x{b:02x}");
     }
     text.push('\'');
-    (text, bytes)
+    (text, bytes.len())
 }
 
 /// The runner's locale guard, after the state is taken (see [`RUNNER`]):
