@@ -75,6 +75,13 @@ const BLOCKED: &[(&str, Guardrail)] = &[
     ("printf -vLANG %s x", MISREAD_LOCALE),
     ("declare -n r=LC_ALL; r=zh_TW.BIG5", MISREAD_LOCALE),
     ("bash -c 'export LC_ALL=zh_TW.BIG5; echo x'", MISREAD_LOCALE),
+    (
+        "for LC_ALL in zh_TW.BIG5; do echo \"中\\$(id)\"; done",
+        MISREAD_LOCALE,
+    ),
+    (": \"${LC_ALL:=zh_TW.BIG5}\"; echo x", MISREAD_LOCALE),
+    ("echo ${LANG:=ja_JP.SJIS}", MISREAD_LOCALE),
+    ("mapfile -t LANG < f", MISREAD_LOCALE),
     ("mkfs /dev/sda1", MKFS),
     ("mkfs.ext4 /dev/sdb", MKFS),
     ("sudo mkfs.xfs -f /dev/nvme0n1p1", MKFS),
@@ -156,6 +163,8 @@ const ALLOWED: &[&str] = &[
     "printf '%s\\n' LANG LC_ALL",
     "env LC_ALL=C.UTF-8 python3 x.py",
     "read -r name < f",
+    "for lang in a b; do echo $lang; done",
+    "echo ${LANG:-C}",
 ];
 
 #[test]

@@ -257,6 +257,7 @@ impl Walker {
                 word::Parameter::NamedWithIndex { name, index } => format!("{name}[{index}]"),
                 other => other.to_string(),
             };
+            self.locale_set_by_expansion(&name);
             acc.hazards.push(Hazard::EnvAssignment(name));
         }
         if let Some(word::Parameter::NamedWithIndex { index, .. }) = parameter {

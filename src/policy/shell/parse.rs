@@ -380,6 +380,7 @@ impl Walker {
                 self.list(&w.1.list, direct);
             }
             C::ForClause(f) => {
+                self.locale_variable(&f.variable_name, &Word::Expanded("for …".into()));
                 if !harmless_loop_variable(&f.variable_name) {
                     self.out
                         .hazards

@@ -447,6 +447,14 @@ impl Walker {
         }
     }
 
+    /// `${NAME:=…}` of a locale variable (`name` may carry an index):
+    /// recorded as a setting whose value is not known before it runs.
+    pub(super) fn locale_set_by_expansion(&mut self, name: &str) {
+        if LOCALE_VARIABLES.contains(&name.split('[').next().unwrap_or(name)) {
+            self.out.misread_locales.push(format!("${{{name}:=…}}"));
+        }
+    }
+
     /// The arguments of a builtin or wrapper that can set a locale
     /// variable: `export`/`declare`/… `NAME=value` (or a reference to one
     /// with `-n`), `env NAME=value`, `read`/`printf -v`/`mapfile`/`getopts`
