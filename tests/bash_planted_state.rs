@@ -188,6 +188,36 @@ async fn a_startup_file_variable_does_not_carry_over() {
     assert_eq!(r.output.text, "approved\n1\n");
 }
 
+/// A prompt variable with code in it does not carry over: `PS4` is
+/// expanded for every line `set -x` traces, so an approved `export
+/// PS4='$(…)'` made a later `set -x; echo approved` run the substitution
+/// (the control, in one bash); the first environment does not have the
+/// prompts either.
+#[tokio::test]
+async fn a_prompt_with_code_does_not_carry_over() {
+    let plant = "export PS4='$(echo PLANTED >&2)+ ' PS1='$(echo PLANTED)' KEPT=1";
+    let later = "set -x; echo approved; set +x; bash -ic 'true' < /dev/null; echo \"$KEPT\"";
+
+    let ws = tempfile::tempdir().unwrap();
+    let control = Command::new("bash")
+        .args(["--noprofile", "--norc", "-c", &format!("{plant}\n{later}")])
+        .current_dir(ws.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&control.stderr).contains("PLANTED"),
+        "control: carried, the prompt runs its code"
+    );
+
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    run(&mut sh, plant).await;
+    let r = run(&mut sh, later).await;
+    assert!(!r.output.text.contains("PLANTED"), "{}", r.output.text);
+    assert!(r.output.text.contains("approved\n"), "{}", r.output.text);
+    assert!(r.output.text.ends_with("1\n"), "{}", r.output.text);
+}
+
 /// Entries of a forged hand-over state that `export` would act on are not
 /// taken: the runner's own variables (the command it is about to run), a
 /// startup file through `+=`, a relative or option-like directory. The

@@ -62,7 +62,8 @@ macro_rules! save_fn {
 /// directory (`cd`, so a logical path stays logical) and variables: only
 /// `NAME=value` entries with a plain name that is not the runner's own
 /// (`__airlock_*`) and not one that makes a later bash run a file of its
-/// choosing (`BASH_ENV`, `ENV`, `PROMPT_COMMAND`, which the shell's first
+/// choosing or code of its own (`BASH_ENV`, `ENV`, `PROMPT_COMMAND`, the
+/// prompts `PS0`–`PS4`: `set -x` expands `PS4`), which the shell's first
 /// environment does not have either). Every name it uses is a builtin of a
 /// fresh bash, which has no function, alias or trap yet when it takes the
 /// command; its own variables start with `__airlock_`. The state is
@@ -95,7 +96,7 @@ if mapfile -d '' -t __airlock_in < "$__airlock_st" && (( ${#__airlock_in[@]} ));
     [[ $__airlock_v == *=* && $__airlock_k == [A-Za-z_]* && $__airlock_k != *[!A-Za-z0-9_]* ]] ||
       continue
     case $__airlock_k in
-      __airlock_* | BASH_ENV | ENV | PROMPT_COMMAND) ;;
+      __airlock_* | BASH_ENV | ENV | PROMPT_COMMAND | PS[0-4]) ;;
       *) __airlock_x+=("$__airlock_v") ;;
     esac
   done

@@ -26,8 +26,22 @@ pub const FIXED: &[(&str, &str)] = &[
 ];
 
 /// Never inherited: they would change how the shell starts or where it
-/// thinks it is (`BASH_ENV` runs a file in every non-interactive bash).
-const DROPPED: &[&str] = &["BASH_ENV", "ENV", "PWD", "OLDPWD", "PROMPT_COMMAND"];
+/// thinks it is (`BASH_ENV` runs a file in every non-interactive bash), or
+/// run code of their own (`PS4` is expanded, command substitutions and
+/// all, for every line `set -x` traces; the other prompts in an
+/// interactive bash).
+const DROPPED: &[&str] = &[
+    "BASH_ENV",
+    "ENV",
+    "PWD",
+    "OLDPWD",
+    "PROMPT_COMMAND",
+    "PS0",
+    "PS1",
+    "PS2",
+    "PS3",
+    "PS4",
+];
 
 /// Decides which inherited variables the shell gets.
 #[derive(Debug, Clone)]
