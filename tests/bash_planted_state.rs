@@ -15,7 +15,7 @@ mod bash_support;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use airlock::tools::bash::dispatch;
+use airlock::tools::bash::dispatch::{self, Asked};
 use airlock::tools::bash::sentinel::shell_quote;
 use airlock::tools::bash::{Ending, Shell};
 use bash_support::*;
@@ -62,7 +62,11 @@ fn in_one_shared_shell(ws: &std::path::Path, attack: &str) -> String {
     // it is seen.
     let script = format!("{attack}\n{}", dispatch::runner().replace("exit ", ": "));
     let state = state.to_string_lossy();
-    bash_c(ws, &script, &[&state, "0", "echo approved"])
+    bash_c(
+        ws,
+        &script,
+        &[&state, "0", "a", "/usr/bin:/bin", "echo approved"],
+    )
 }
 
 /// What `bash -c script` prints (stdout), run in `dir` with `args` as
@@ -216,6 +220,98 @@ async fn a_prompt_with_code_does_not_carry_over() {
     assert!(!r.output.text.contains("PLANTED"), "{}", r.output.text);
     assert!(r.output.text.contains("approved\n"), "{}", r.output.text);
     assert!(r.output.text.ends_with("1\n"), "{}", r.output.text);
+}
+
+/// A command nobody was asked about (a known read-only command,
+/// `bash.auto_approve_read_only`) runs without what an earlier approved
+/// command exported to make programs run code of its choosing: a `PATH`
+/// with the workspace's own `ls` first, `LD_PRELOAD`, `GIT_EXTERNAL_DIFF`,
+/// a pager. The next approved command has them all again. The control:
+/// the same commands run as approved ones, where the planted `ls`, diff
+/// and library run.
+#[tokio::test]
+async fn a_command_nobody_was_asked_about_runs_without_planted_loaders() {
+    let ws = tempfile::tempdir().unwrap();
+    let bin = ws.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for (name, body) in [("ls", "echo PLANTED-ls"), ("diff.sh", "echo PLANTED-diff")] {
+        let path = bin.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let exec = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755);
+        std::fs::set_permissions(&path, exec).unwrap();
+    }
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(ws.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(ws.path().join("a.txt"), "one\n").unwrap();
+    git(&["add", "a.txt"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "a",
+    ]);
+    std::fs::write(ws.path().join("a.txt"), "two\n").unwrap();
+
+    let plant = "export PATH=\"$PWD/bin:$PATH\" GIT_EXTERNAL_DIFF=\"$PWD/bin/diff.sh\" \
+                 LD_PRELOAD=/nonexistent/planted.so PAGER=planted KEPT=1";
+    let later = "ls a.txt; git diff; echo \"[${LD_PRELOAD-}|$PAGER|$KEPT]\"";
+    let mut sh = Shell::spawn(&config(ws.path())).await.unwrap();
+    run(&mut sh, plant).await;
+
+    // The control: run as an approved command, the plants run.
+    let approved = run(&mut sh, later).await;
+    assert!(
+        approved.output.text.contains("PLANTED-ls")
+            && approved.output.text.contains("PLANTED-diff"),
+        "control: {}",
+        approved.output.text
+    );
+
+    let unasked = sh
+        .run_as(
+            later,
+            Asked::No,
+            std::time::Duration::from_secs(30),
+            std::future::pending(),
+            &mut |_| {},
+        )
+        .await
+        .unwrap();
+    let text = &unasked.output.text;
+    assert!(!text.contains("PLANTED"), "{text}");
+    assert!(text.starts_with("a.txt\n"), "{text}");
+    assert!(text.ends_with("[|cat|1]\n"), "{text}");
+    assert!(!text.contains("cannot be preloaded"), "{text}");
+
+    // Put back for the next approved command.
+    let after = run(
+        &mut sh,
+        "echo \"[$LD_PRELOAD|$PAGER|$KEPT]\"; command -v ls",
+    )
+    .await;
+    let planted_ls = format!("{}\n", bin.join("ls").display());
+    assert!(
+        after
+            .output
+            .text
+            .contains("[/nonexistent/planted.so|planted|1]\n")
+            && after.output.text.ends_with(&planted_ls),
+        "{}",
+        after.output.text
+    );
 }
 
 /// Entries of a forged hand-over state that `export` would act on are not

@@ -440,3 +440,36 @@ async fn a_command_too_long_for_bash_is_refused_and_one_under_the_limit_runs() {
         r.output.text
     );
 }
+
+/// A known read-only command that runs without asking
+/// (`bash.auto_approve_read_only`) runs without the `PATH` an approved
+/// command exported: the workspace's planted `ls` does not run in its
+/// place. The control: a command that is asked about (and approved) runs
+/// the planted one.
+#[tokio::test]
+async fn a_known_safe_command_does_not_run_a_planted_program() {
+    let f = fixture("[bash]\nauto_approve_read_only = true");
+    let a = f.agent("a");
+    let plant = "mkdir -p bin && printf '#!/bin/sh\\necho PLANTED\\n' > bin/ls && \
+                 chmod +x bin/ls && export PATH=\"$PWD/bin:$PATH\"";
+    let out = f.bash(&a, json!({ "command": plant })).await;
+    assert_eq!(out.text, "exit code: 0", "{}", out.text);
+
+    let control = f.bash(&a, json!({ "command": "ls; touch t" })).await;
+    assert!(
+        control.text.contains("PLANTED"),
+        "control: {}",
+        control.text
+    );
+
+    let out = f.bash(&a, json!({ "command": "ls" })).await;
+    assert!(!out.text.contains("PLANTED"), "{}", out.text);
+    assert!(out.text.starts_with("bin"), "{}", out.text);
+    let audit = f.audit();
+    let last = audit
+        .lines()
+        .rev()
+        .find(|l| l.contains("\"call_decided\""))
+        .unwrap();
+    assert!(last.contains("auto_approve_read_only"), "{last}");
+}

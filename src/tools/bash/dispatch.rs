@@ -41,6 +41,8 @@ macro_rules! save_fn {
         concat!(
             "__airlock_save() {\n",
             "  __airlock_saved=1\n",
+            "  (( ${#__airlock_u[@]} == 0 )) || unset -v \"${__airlock_u[@]}\"\n",
+            "  (( ${#__airlock_h[@]} == 0 )) || export -- \"${__airlock_h[@]}\"\n",
             "  compgen -e > \"$__airlock_st.names\" || :\n",
             "  mapfile -t __airlock_n < \"$__airlock_st.names\"\n",
             "  __airlock_o=(\"$PWD\")\n",
@@ -57,7 +59,8 @@ macro_rules! save_fn {
 }
 
 /// The runner: `$1` the state file, `$2` the previous command's status,
-/// `$3`… the command, in pieces (an argument holds at most 128 KiB). It
+/// `$3` `a` or `u` ([`Asked`]), `$4` the shell's first `PATH`, `$5`… the
+/// command, in pieces (an argument holds at most 128 KiB). It
 /// starts with an empty environment (`exec -c`) and takes the state's
 /// directory (`cd`, so a logical path stays logical) and variables: only
 /// `NAME=value` entries with a plain name that is not the runner's own
@@ -80,12 +83,94 @@ macro_rules! save_fn {
 /// command as one `{ }` group under `LC_ALL=C` before any of it runs (the
 /// group's first step puts the locale back), so a line of the command
 /// that sets a locale cannot change how a later line is read.
-static RUNNER: LazyLock<String> =
-    LazyLock::new(|| [RUNNER_IMPORT, &locale_guard(), save_fn!(), RUNNER_RUN].concat());
+static RUNNER: LazyLock<String> = LazyLock::new(|| {
+    [
+        RUNNER_IMPORT,
+        &locale_guard(),
+        &unasked_guard(),
+        save_fn!(),
+        RUNNER_RUN,
+    ]
+    .concat()
+});
+
+/// Variables that make the programs a command starts load or run code
+/// their value names: the dynamic loader's, git's (an external diff, a
+/// config or repository of the variable's choosing, its helpers), the
+/// pagers' input filters, the interpreters' startup options and paths.
+/// A command nobody was asked about runs without them.
+pub const LOADS_CODE: &[&str] = &[
+    "LD_PRELOAD",
+    "LD_AUDIT",
+    "LD_LIBRARY_PATH",
+    "GCONV_PATH",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_CONFIG",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_EXEC_PATH",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "GIT_TEMPLATE_DIR",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PYTHONHOME",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "RUBYOPT",
+    "RUBYLIB",
+];
+
+/// The runner's guard for a command nobody was asked about (`$3` is `u`:
+/// a known read-only command, [`Asked::No`]): it runs without the
+/// [`LOADS_CODE`] variables, with the shell's first `PATH` (`$4`: an
+/// exported `PATH=$PWD/bin:$PATH` would make `ls` the workspace's) and
+/// with the fixed pager and editor settings ([`super::env::FIXED`]), so
+/// what an earlier approved command exported cannot make it run a program
+/// of its choosing. They are put back before the state is written, so the
+/// next command has them as before.
+fn unasked_guard() -> String {
+    let mut fixed = String::new();
+    for (name, value) in super::env::FIXED {
+        fixed.push(' ');
+        fixed.push_str(&shell_quote(&format!("{name}={value}")));
+    }
+    format!(
+        r#"__airlock_h=() __airlock_u=()
+if [[ $__airlock_m == u ]]; then
+  for __airlock_v in {loads}; do
+    [[ -v $__airlock_v ]] || continue
+    __airlock_h+=("$__airlock_v=${{!__airlock_v}}")
+    unset -v "$__airlock_v"
+  done
+  for __airlock_v in "PATH=$__airlock_path"{fixed}; do
+    __airlock_k=${{__airlock_v%%=*}}
+    if [[ -v $__airlock_k ]]; then __airlock_h+=("$__airlock_k=${{!__airlock_k}}"); else __airlock_u+=("$__airlock_k"); fi
+    export -- "$__airlock_v"
+  done
+fi
+unset -v __airlock_m __airlock_path __airlock_v __airlock_k
+"#,
+        loads = LOADS_CODE.join(" "),
+    )
+}
 
 /// The runner's first part: the command, then the state.
-const RUNNER_IMPORT: &str = r#"printf -v __airlock_c %s "${@:3}"
-__airlock_st=$1 __airlock_p=$2
+const RUNNER_IMPORT: &str = r#"printf -v __airlock_c %s "${@:5}"
+__airlock_st=$1 __airlock_p=$2 __airlock_m=$3 __airlock_path=$4
 set --
 __airlock_in=()
 if mapfile -d '' -t __airlock_in < "$__airlock_st" && (( ${#__airlock_in[@]} )); then
@@ -206,7 +291,9 @@ pub fn runner() -> &'static str {
 /// Lines the dispatcher runs once, before the first command: the runner's
 /// text, the first state, written from its own environment, and the
 /// function each command's line calls (`$1` the token, `$2` the previous
-/// status, `$3`… the command): run the command in a fresh runner with
+/// status, `$3` whether someone was asked, `$4`… the command): run the
+/// command in a fresh runner (given the dispatcher's own `PATH`, the
+/// shell's first) with
 /// stdin at end-of-file, follow it into the directory it ended in, print
 /// the sentinel with its status and that directory.
 pub fn prelude(state: &Path) -> String {
@@ -216,7 +303,7 @@ pub fn prelude(state: &Path) -> String {
          unset -f __airlock_save; unset -v __airlock_st __airlock_in __airlock_n __airlock_o \
          __airlock_v __airlock_saved\n\
          __airlock_go() {{ \
-         ( exec -c \"$BASH\" --noprofile --norc -c \"$__airlock_runner\" bash {state} \"${{@:2}}\" ) \
+         ( exec -c \"$BASH\" --noprofile --norc -c \"$__airlock_runner\" bash {state} \"$2\" \"$3\" \"$PATH\" \"${{@:4}}\" ) \
          < /dev/null; __airlock_s=$?; __airlock_d=; \
          IFS= read -r -d '' __airlock_d < {state}; \
          [[ $__airlock_d != /* ]] || cd -- \"$__airlock_d\" 2>/dev/null; \
@@ -224,6 +311,18 @@ pub fn prelude(state: &Path) -> String {
         runner = shell_quote(runner()),
         save = save_fn!(),
     )
+}
+
+/// Whether someone decided to run the command: a rule, a grant or the
+/// human ([`Asked::Yes`]), or it is a known read-only command that runs
+/// without asking ([`Asked::No`]), which the runner guards
+/// ([`LOADS_CODE`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// Approved by a rule, a grant or the human.
+    Yes,
+    /// Run without asking, as a known read-only command.
+    No,
 }
 
 /// Most bytes of the command in one argument of the runner (Linux takes
@@ -236,9 +335,13 @@ const PIECE: usize = 64 * 1024;
 /// writes, never through a file a background job could rewrite before the
 /// runner reads it. The line holds newlines when the command does (inside
 /// its quotes).
-pub fn dispatch_line(command: &str, token: &Token, prev_status: i32) -> String {
+pub fn dispatch_line(command: &str, token: &Token, prev_status: i32, asked: Asked) -> String {
+    let mode = match asked {
+        Asked::Yes => "a",
+        Asked::No => "u",
+    };
     let mut line = format!(
-        "__airlock_go {} {}",
+        "__airlock_go {} {} {mode}",
         token.as_str(),
         prev_status.clamp(0, 255)
     );
@@ -264,17 +367,17 @@ mod tests {
     #[test]
     fn the_line_carries_the_command_quoted_in_pieces() {
         let t = Token::new();
-        let line = dispatch_line("echo it's", &t, 7);
+        let line = dispatch_line("echo it's", &t, 7, Asked::Yes);
         assert_eq!(
             line,
-            format!("__airlock_go {} 7 'echo it'\\''s'\n", t.as_str())
+            format!("__airlock_go {} 7 a 'echo it'\\''s'\n", t.as_str())
         );
         assert_eq!(
-            dispatch_line("", &t, 300),
-            format!("__airlock_go {} 255\n", t.as_str())
+            dispatch_line("", &t, 300, Asked::No),
+            format!("__airlock_go {} 255 u\n", t.as_str())
         );
         let long = "é".repeat(PIECE);
-        let line = dispatch_line(&long, &t, 0);
+        let line = dispatch_line(&long, &t, 0, Asked::Yes);
         assert_eq!(line.matches(" '").count(), 2, "128 KiB in two pieces");
         let p = prelude(Path::new("/s't/state"));
         assert!(p.contains(r"'/s'\''t/state'"), "{p}");

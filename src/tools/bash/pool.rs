@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::dispatch::Asked;
 use super::procs;
 use super::session::{RunOutcome, Shell, ShellConfig, ShellError};
 use crate::tools::ShellCheck;
@@ -190,7 +191,15 @@ impl Pool {
                 () = slot.closed.cancelled() => {}
             }
         };
-        let outcome = shell.run(command, req.timeout, stop, on_output).await?;
+        // A known-safe verdict (the request's check) means nobody was asked.
+        let asked = if req.check.is_some() {
+            Asked::No
+        } else {
+            Asked::Yes
+        };
+        let outcome = shell
+            .run_as(command, asked, req.timeout, stop, on_output)
+            .await?;
         if !shell.is_alive() || slot.closed.is_cancelled() {
             slot.pid.store(0, Ordering::SeqCst);
             *guard = None;

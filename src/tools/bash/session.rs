@@ -29,7 +29,7 @@ use portable_pty::{MasterPty, PtySize};
 use tokio::sync::mpsc;
 
 use super::capture::{Capture, Captured};
-use super::dispatch;
+use super::dispatch::{self, Asked};
 use super::plumbing::{self, ExitCell, PrivateDir};
 use super::procs;
 use super::sentinel::{Scanner, Token};
@@ -322,6 +322,21 @@ impl Shell {
         stop: impl Future<Output = ()>,
         on_output: &mut (dyn FnMut(&[u8]) + Send),
     ) -> Result<RunOutcome, ShellError> {
+        self.run_as(command, Asked::Yes, timeout, stop, on_output)
+            .await
+    }
+
+    /// [`Shell::run`] for a command that was `asked` about or not: one
+    /// that runs without asking (a known read-only command) runs without
+    /// the variables that load code into programs ([`dispatch::LOADS_CODE`]).
+    pub async fn run_as(
+        &mut self,
+        command: &str,
+        asked: Asked,
+        timeout: Duration,
+        stop: impl Future<Output = ()>,
+        on_output: &mut (dyn FnMut(&[u8]) + Send),
+    ) -> Result<RunOutcome, ShellError> {
         let started = Instant::now();
         // What appeared since the last command is hidden (or moved aside)
         // before this one runs.
@@ -332,7 +347,7 @@ impl Shell {
         let mut capture = Capture::new(self.max_output);
         let token = Token::new();
         let mut scanner = Scanner::new(&token);
-        let line = dispatch::dispatch_line(command, &token, self.last_status);
+        let line = dispatch::dispatch_line(command, &token, self.last_status, asked);
         // A long command is a long line, which bash reads a byte at a time:
         // the write waits for it, at most the command's timeout.
         let sent = self
