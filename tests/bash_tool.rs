@@ -473,3 +473,42 @@ async fn a_known_safe_command_does_not_run_a_planted_program() {
         .unwrap();
     assert!(last.contains("auto_approve_read_only"), "{last}");
 }
+
+/// A command that closes a `{ }` group it did not open is refused before
+/// anyone is asked: airlock's bash reads each command inside a group of
+/// its own, which that `}` would end, so the rest would run on its own.
+/// Commands with balanced braces run. The control: handed to the shell as
+/// it is, the `}` ends the runner's group and the rest runs.
+#[tokio::test]
+async fn a_command_that_closes_the_runners_group_is_refused() {
+    let early = "touch ran; }; echo apart; { :";
+    let ws = tempfile::tempdir().unwrap();
+    let mut sh = airlock::tools::bash::Shell::spawn(&bash_support::config(ws.path()))
+        .await
+        .unwrap();
+    let r = bash_support::run(&mut sh, early).await;
+    assert!(
+        r.output.text.contains("apart"),
+        "control: {}",
+        r.output.text
+    );
+
+    let f = fixture("");
+    let a = f.agent("a");
+    let out = f.bash(&a, json!({ "command": early })).await;
+    assert!(out.is_error, "{}", out.text);
+    assert!(out.text.contains("closes a `{ … }` group"), "{}", out.text);
+    assert!(!f.ws.join("ran").exists());
+    assert!(f.audit().contains("closes a `{ … }` group"));
+
+    for fine in [
+        "echo ${HOME:+home}",
+        "f() { echo in-f; }; f",
+        "{ echo grouped; }",
+        "echo '}' \\}",
+        "printf '%s\\n' a | awk '{print}'",
+    ] {
+        let out = f.bash(&a, json!({ "command": fine })).await;
+        assert!(!out.is_error, "{fine}: {}", out.text);
+    }
+}

@@ -44,6 +44,18 @@ const SUMMARY_CHARS: usize = 120;
 /// refused with a clear error instead of failing with `E2BIG` there.
 pub const MAX_COMMAND_BYTES: usize = 1024 * 1024;
 
+/// Whether `command` closes a `{ }` group it did not open. The runner
+/// reads a command inside a `{ … }` group of its own (`dispatch`), so such
+/// a `}` would end that group and bash would read the rest as commands of
+/// their own, parsed after the group ran. The shell parser says so: the
+/// command alone does not parse, inside a group it does.
+fn closes_the_runners_group(command: &str) -> bool {
+    use crate::policy::shell::parse;
+    command.contains('}')
+        && parse(command).is_err()
+        && parse(&format!("{{ :; {command}\n}}")).is_ok()
+}
+
 /// The name agents call it by, and its rules name.
 pub const NAME: &str = "bash";
 
@@ -229,6 +241,14 @@ impl Tool for Bash {
                          the script to a file with write_file and run that",
                         c.len()
                     ),
+                ));
+            }
+            Some(c) if closes_the_runners_group(&c) => {
+                return Err(args::invalid(
+                    name,
+                    "command closes a `{ … }` group it did not open (a `}` with no `{` \
+                     before it): airlock's bash reads a command inside a group of its own, \
+                     which the `}` would end, so the rest would run apart from what was shown",
                 ));
             }
             Some(c) if c.trim().is_empty() && !parsed.restart => {
