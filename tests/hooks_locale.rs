@@ -16,6 +16,23 @@ use hooks_support::{CLAUDE, Env, Say, decision, reason};
 use locale_support::*;
 use serde_json::Value;
 
+/// Claude's answer to `event` from `airlock hook claude` run with
+/// `LANG=lang` (`null` when it prints nothing, as for an allowed read).
+async fn claude_under(env: &Env, event: &Value, lang: &str) -> Value {
+    let (out, err, _) = env
+        .hook_in(
+            "claude",
+            event.to_string().as_bytes(),
+            &[],
+            &[("LANG", Path::new(lang))],
+        )
+        .await;
+    if out.trim().is_empty() {
+        return Value::Null;
+    }
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("stdout is JSON ({e}): {out:?} {err}"))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_under_a_misread_locale_gets_its_shell_commands_refused() {
     if !in_locale_namespace("an_agent_under_a_misread_locale_gets_its_shell_commands_refused") {
@@ -36,16 +53,7 @@ async fn an_agent_under_a_misread_locale_gets_its_shell_commands_refused() {
             "control {name}"
         );
 
-        let stdin = pre.to_string();
-        let (out, _, _) = env
-            .hook_in(
-                "claude",
-                stdin.as_bytes(),
-                &[],
-                &[("LANG", Path::new(name))],
-            )
-            .await;
-        let v: Value = serde_json::from_str(&out).unwrap();
+        let v = claude_under(&env, &pre, name).await;
         assert_eq!(decision(&v), "deny", "{name}: {v}");
         assert!(reason(&v).contains(&format!("LANG={name}")), "{name}: {v}");
         assert_eq!(env.asked(), 0, "{name}: refused before anyone is asked");
@@ -58,28 +66,11 @@ async fn an_agent_under_a_misread_locale_gets_its_shell_commands_refused() {
 
     // A read under the same locale is not a shell command: it goes on.
     let read = env.fixture(CLAUDE, "PreToolUse-Read");
-    let (out, _, _) = env
-        .hook_in(
-            "claude",
-            read.to_string().as_bytes(),
-            &[],
-            &[("LANG", Path::new("zh_TW.BIG5"))],
-        )
-        .await;
-    let v: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+    let v = claude_under(&env, &read, "zh_TW.BIG5").await;
     assert_ne!(decision(&v), "deny", "{v}");
 
     // Under a UTF-8 locale the command is asked, and approved.
-    let stdin = pre.to_string();
-    let (out, _, _) = env
-        .hook_in(
-            "claude",
-            stdin.as_bytes(),
-            &[],
-            &[("LANG", Path::new("C.UTF-8"))],
-        )
-        .await;
-    let v: Value = serde_json::from_str(&out).unwrap();
+    let v = claude_under(&env, &pre, "C.UTF-8").await;
     assert_eq!(decision(&v), "allow", "{v}");
     assert_eq!(env.asked(), 1);
 }

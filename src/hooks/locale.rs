@@ -15,16 +15,13 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Stdio};
 
-use crate::policy::shell::plain_locale;
+use crate::policy::shell::{LOCALE_VARIABLES, plain_locale};
 use crate::tools::bash::dispatch::locale_probe;
-
-/// The variables that choose a shell's character set, strongest first.
-const VARIABLES: &[&str] = &["LC_ALL", "LC_CTYPE", "LANG"];
 
 /// The first of the agent's locale variables (from `get`) under which
 /// bash reads the test bytes otherwise, as `NAME=value`.
 pub fn misread_locale(get: impl Fn(&str) -> Option<OsString>) -> Option<String> {
-    VARIABLES.iter().find_map(|name| {
+    LOCALE_VARIABLES.iter().find_map(|name| {
         let value = get(name)?;
         let text = value.to_string_lossy();
         if plain_locale(&text) || joins_nothing(&value) {

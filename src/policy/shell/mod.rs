@@ -46,9 +46,9 @@ pub use matcher::{
     specifier_matches_any, trim_blanks,
 };
 pub use parse::parse;
-pub use parse::plain_locale;
 pub use prefix::propose_prefix;
 pub use safe::{DirectoryReads, directory_reads, known_safe};
+pub use special::{LOCALE_VARIABLES, plain_locale};
 #[cfg(test)]
 pub(crate) use special::{SHELLS, WRAPPERS};
 pub use special::{basename, is_shell, is_wrapper};

@@ -633,27 +633,11 @@ fn harmless_loop_variable(name: &str) -> bool {
 /// and the backslash or quote after them as one character.
 fn harmless_assignment(name: &str, value: &Word) -> bool {
     const HARMLESS: &[&str] = &["RUST_BACKTRACE", "RUST_LOG", "NO_COLOR", "CARGO_TERM_COLOR"];
-    // The word is the whole `NAME=value`; `NAME+=value` appends.
-    let value = value
-        .literal()
-        .and_then(|w| w.split_once('='))
-        .filter(|(lhs, _)| !lhs.ends_with('+'))
-        .map(|(_, v)| v);
-    match (name, value) {
-        ("LANG" | "LC_ALL", Some(locale)) => plain_locale(locale),
-        (_, Some(_)) => HARMLESS.contains(&name),
-        (_, None) => false,
+    // The word is the whole `NAME=value`.
+    match name {
+        "LANG" | "LC_ALL" => super::special::sets_plain_locale(value),
+        _ => HARMLESS.contains(&name) && super::special::literal_setting(value).is_some(),
     }
-}
-
-/// `C`, `POSIX`, empty, or a locale whose charset is UTF-8
-/// (`de_DE.UTF-8`, `C.utf8`, `sr_RS.UTF-8@latin`), by its name.
-pub fn plain_locale(locale: &str) -> bool {
-    let charset = locale.split('@').next().unwrap_or_default();
-    matches!(locale, "" | "C" | "POSIX")
-        || charset.rsplit_once('.').is_some_and(|(_, cs)| {
-            cs.eq_ignore_ascii_case("utf-8") || cs.eq_ignore_ascii_case("utf8")
-        })
 }
 
 fn dedup(hazards: &mut Vec<Hazard>) {

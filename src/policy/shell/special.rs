@@ -415,8 +415,13 @@ impl Walker {
     }
 }
 
-/// The variables that choose the shell's character set.
-const LOCALE_VARIABLES: &[&str] = &["LC_ALL", "LC_CTYPE", "LANG"];
+/// The variables that choose a shell's character set, strongest first.
+pub const LOCALE_VARIABLES: &[&str] = &["LC_ALL", "LC_CTYPE", "LANG"];
+
+/// Whether `name` (which may carry an index) is one of [`LOCALE_VARIABLES`].
+fn is_locale_variable(name: &str) -> bool {
+    LOCALE_VARIABLES.contains(&name.split('[').next().unwrap_or(name))
+}
 
 /// `NAME=value` or `NAME+=value` as (name, value, appends).
 fn split_setting(word: &str) -> Option<(&str, &str, bool)> {
@@ -427,19 +432,37 @@ fn split_setting(word: &str) -> Option<(&str, &str, bool)> {
     })
 }
 
+/// The value a literal `NAME=value` word sets (not `NAME+=value`, which
+/// appends to a value not known here).
+pub(super) fn literal_setting(word: &Word) -> Option<&str> {
+    match split_setting(word.literal()?)? {
+        (_, value, false) => Some(value),
+        (_, _, true) => None,
+    }
+}
+
+/// `C`, `POSIX`, empty, or a locale whose charset is UTF-8
+/// (`de_DE.UTF-8`, `C.utf8`, `sr_RS.UTF-8@latin`), by its name.
+pub fn plain_locale(locale: &str) -> bool {
+    let charset = locale.split('@').next().unwrap_or_default();
+    matches!(locale, "" | "C" | "POSIX")
+        || charset.rsplit_once('.').is_some_and(|(_, cs)| {
+            cs.eq_ignore_ascii_case("utf-8") || cs.eq_ignore_ascii_case("utf8")
+        })
+}
+
+/// A literal `NAME=value` word whose value is a plain locale
+/// ([`plain_locale`]).
+pub(super) fn sets_plain_locale(word: &Word) -> bool {
+    literal_setting(word).is_some_and(plain_locale)
+}
+
 impl Walker {
     /// An assignment `name=…` (the word is the whole `NAME=value`): a
     /// locale variable set to anything but a plain locale is recorded
     /// ([`ParsedCommand::misread_locales`](super::ParsedCommand)).
     pub(super) fn locale_variable(&mut self, name: &str, word: &Word) {
-        if !LOCALE_VARIABLES.contains(&name.split('[').next().unwrap_or(name)) {
-            return;
-        }
-        let plain = word
-            .literal()
-            .and_then(split_setting)
-            .is_some_and(|(_, value, appends)| !appends && super::parse::plain_locale(value));
-        if !plain {
+        if is_locale_variable(name) && !sets_plain_locale(word) {
             let shown = match word {
                 Word::Literal(s) | Word::Expanded(s) => s.clone(),
             };
@@ -450,7 +473,7 @@ impl Walker {
     /// `${NAME:=…}` of a locale variable (`name` may carry an index):
     /// recorded as a setting whose value is not known before it runs.
     pub(super) fn locale_set_by_expansion(&mut self, name: &str) {
-        if LOCALE_VARIABLES.contains(&name.split('[').next().unwrap_or(name)) {
+        if is_locale_variable(name) {
             self.out.misread_locales.push(format!("${{{name}:=…}}"));
         }
     }
@@ -482,25 +505,16 @@ impl Walker {
                 _ => text,
             };
             let bare = text.trim_start_matches(['"', '\'']);
-            let var = split_setting(bare).map_or(bare, |(n, _, _)| n);
-            let var = var.split('[').next().unwrap_or(var);
-            let names_one = LOCALE_VARIABLES.contains(&var);
+            let names_one = is_locale_variable(split_setting(bare).map_or(bare, |(n, _, _)| n));
             // `declare -n r=LC_ALL`: a reference to one.
             let refers = sets
                 && split_setting(text)
                     .is_some_and(|(_, value, _)| LOCALE_VARIABLES.contains(&value));
             if refers || (reads_into && names_one) {
                 self.out.misread_locales.push(format!("{name} {text}"));
-            } else if sets && names_one && split_setting(bare).is_some() {
-                let plain =
-                    arg.literal()
-                        .and_then(split_setting)
-                        .is_some_and(|(_, value, appends)| {
-                            !appends && super::parse::plain_locale(value)
-                        });
-                if !plain {
-                    self.out.misread_locales.push(format!("{name} {text}"));
-                }
+            } else if sets && names_one && split_setting(bare).is_some() && !sets_plain_locale(arg)
+            {
+                self.out.misread_locales.push(format!("{name} {text}"));
             }
         }
     }

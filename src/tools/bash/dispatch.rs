@@ -27,6 +27,7 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use super::sentinel::{Token, shell_quote};
+use crate::policy::shell::LOCALE_VARIABLES;
 
 /// The function that writes the state: the working directory, then every
 /// exported variable as `NAME=value`, NUL-separated, to `$__airlock_st`;
@@ -85,7 +86,7 @@ macro_rules! save_fn {
 /// that sets a locale cannot change how a later line is read.
 static RUNNER: LazyLock<String> = LazyLock::new(|| {
     [
-        RUNNER_IMPORT,
+        &runner_import(),
         &locale_guard(),
         &unasked_guard(),
         save_fn!(),
@@ -168,27 +169,33 @@ unset -v __airlock_m __airlock_path __airlock_v __airlock_k
     )
 }
 
-/// The runner's first part: the command, then the state.
-const RUNNER_IMPORT: &str = r#"printf -v __airlock_c %s "${@:5}"
+/// The runner's first part: the command, then the state (without the
+/// variables that run code, [`super::env::RUNS_CODE`]).
+fn runner_import() -> String {
+    format!(
+        r#"printf -v __airlock_c %s "${{@:5}}"
 __airlock_st=$1 __airlock_p=$2 __airlock_m=$3 __airlock_path=$4
 set --
 __airlock_in=()
-if mapfile -d '' -t __airlock_in < "$__airlock_st" && (( ${#__airlock_in[@]} )); then
-  [[ ${__airlock_in[0]} != /* ]] || cd -- "${__airlock_in[0]}"
+if mapfile -d '' -t __airlock_in < "$__airlock_st" && (( ${{#__airlock_in[@]}} )); then
+  [[ ${{__airlock_in[0]}} != /* ]] || cd -- "${{__airlock_in[0]}}"
   __airlock_x=()
-  for __airlock_v in "${__airlock_in[@]:1}"; do
-    __airlock_k=${__airlock_v%%=*}
+  for __airlock_v in "${{__airlock_in[@]:1}}"; do
+    __airlock_k=${{__airlock_v%%=*}}
     [[ $__airlock_v == *=* && $__airlock_k == [A-Za-z_]* && $__airlock_k != *[!A-Za-z0-9_]* ]] ||
       continue
     case $__airlock_k in
-      __airlock_* | BASH_ENV | ENV | PROMPT_COMMAND | PS[0-4]) ;;
+      __airlock_* | {runs_code}) ;;
       *) __airlock_x+=("$__airlock_v") ;;
     esac
   done
-  (( ${#__airlock_x[@]} == 0 )) || export -- "${__airlock_x[@]}"
+  (( ${{#__airlock_x[@]}} == 0 )) || export -- "${{__airlock_x[@]}}"
 fi 2>/dev/null
 unset -v __airlock_x __airlock_v __airlock_k
-"#;
+"#,
+        runs_code = super::env::RUNS_CODE.join(" | "),
+    )
+}
 
 /// The ASCII bytes the locale guard tries after each byte that can start
 /// a multibyte character: the backslash (in every charset that takes an
@@ -206,10 +213,9 @@ pub fn locale_probe() -> Vec<u8> {
         .collect()
 }
 
-/// The test string: every byte from 0x81 to 0xFE followed by each of
-/// [`GUARD_ASCII`]. In a locale that cannot join an ASCII byte to the one
-/// before it (UTF-8, C, the EUC and ISO-8859 charsets), bash counts one
-/// character per byte.
+/// The [`locale_probe`] bytes as a bash `$'…'` literal, and how many
+/// they are (UTF-8, C, the EUC and ISO-8859 charsets count one character
+/// per byte).
 fn guard_probe() -> (String, usize) {
     let bytes = locale_probe();
     let mut text = String::from("$'");
@@ -232,7 +238,7 @@ fn locale_guard() -> String {
     let (probe, bytes) = guard_probe();
     format!(
         r#"__airlock_k=() __airlock_y=
-for __airlock_v in LC_ALL LC_CTYPE LANG; do
+for __airlock_v in {locale_vars}; do
   __airlock_x=${{!__airlock_v-}}
   case $__airlock_x in
     '' | C | POSIX | *.[Uu][Tt][Ff]-8 | *.[Uu][Tt][Ff]8 | *.[Uu][Tt][Ff]-8@* | *.[Uu][Tt][Ff]8@*) continue ;;
@@ -256,7 +262,8 @@ if [[ -n $__airlock_y ]]; then
   fi
 fi
 unset -v __airlock_t __airlock_k __airlock_l __airlock_v __airlock_x __airlock_y
-"#
+"#,
+        locale_vars = LOCALE_VARIABLES.join(" "),
     )
 }
 

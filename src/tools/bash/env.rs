@@ -25,16 +25,14 @@ pub const FIXED: &[(&str, &str)] = &[
     ("HISTFILE", "/dev/null"),
 ];
 
-/// Never inherited: they would change how the shell starts or where it
-/// thinks it is (`BASH_ENV` runs a file in every non-interactive bash), or
-/// run code of their own (`PS4` is expanded, command substitutions and
-/// all, for every line `set -x` traces; the other prompts in an
-/// interactive bash).
-const DROPPED: &[&str] = &[
+/// Variables that make a later bash run code their value names:
+/// `BASH_ENV` (and `ENV`) a file in every non-interactive bash, the
+/// prompts their command substitutions (`PS4` for every line `set -x`
+/// traces, the others in an interactive bash). Never inherited, and never
+/// carried from one command to the next (`super::dispatch`).
+pub const RUNS_CODE: &[&str] = &[
     "BASH_ENV",
     "ENV",
-    "PWD",
-    "OLDPWD",
     "PROMPT_COMMAND",
     "PS0",
     "PS1",
@@ -42,6 +40,9 @@ const DROPPED: &[&str] = &[
     "PS3",
     "PS4",
 ];
+
+/// Never inherited either: where the shell would think it is.
+const LOCATION: &[&str] = &["PWD", "OLDPWD"];
 
 /// Decides which inherited variables the shell gets.
 #[derive(Debug, Clone)]
@@ -94,7 +95,7 @@ impl EnvFilter {
 
     /// Whether an inherited variable named `name` is passed on.
     pub fn passes(&self, name: &str) -> bool {
-        if DROPPED.contains(&name) {
+        if RUNS_CODE.contains(&name) || LOCATION.contains(&name) {
             return false;
         }
         !self.deny.is_match(name) || self.allow.is_match(name)
