@@ -510,10 +510,11 @@ impl Walker {
             let refers = sets
                 && split_setting(text)
                     .is_some_and(|(_, value, _)| LOCALE_VARIABLES.contains(&value));
-            if refers || (reads_into && names_one) {
-                self.out.misread_locales.push(format!("{name} {text}"));
-            } else if sets && names_one && split_setting(bare).is_some() && !sets_plain_locale(arg)
-            {
+            // `export LC_ALL=…`: a setting of one, to anything but a
+            // plain locale.
+            let sets_one =
+                sets && names_one && split_setting(bare).is_some() && !sets_plain_locale(arg);
+            if refers || (reads_into && names_one) || sets_one {
                 self.out.misread_locales.push(format!("{name} {text}"));
             }
         }
